@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libuevm - the Linux integrity subsystem (EVM, IMA appraisal) in userspace,
+ * bit-compatible with the kernel's security.ima and security.evm formats.
+ *
+ * Conventions: functions return 0 (or a length) on success and a negative
+ * errno on failure; a human-readable reason for the last failure of the
+ * calling thread is available from uevm_last_error().
+ */
+#ifndef UEVM_UEVM_H
+#define UEVM_UEVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UEVM_VERSION "0.1.0"
+
+/* ---- errors --------------------------------------------------------- */
+
+/* The reason for the calling thread's last failure ("" if none). */
+const char *uevm_last_error(void);
+/* Forget the calling thread's last failure reason. */
+void uevm_clear_last_error(void);
+
+/* ---- integrity status: the kernel's enum integrity_status ----------- */
+
+enum integrity_status {
+	INTEGRITY_PASS = 0,
+	INTEGRITY_PASS_IMMUTABLE,
+	INTEGRITY_FAIL,
+	INTEGRITY_FAIL_IMMUTABLE,
+	INTEGRITY_NOLABEL,
+	INTEGRITY_NOXATTRS,
+	INTEGRITY_UNKNOWN,
+};
+#define INTEGRITY_STATUS_COUNT 7
+
+/* The kernel's audit spelling: "pass", "fail", "no_label", ... */
+const char *integrity_status_name(enum integrity_status s);
+
+/* ---- hash algorithms: the kernel's enum hash_algo ids --------------- */
+
+enum uevm_hash_algo {
+	UEVM_HASH_MD4 = 0,
+	UEVM_HASH_MD5 = 1,
+	UEVM_HASH_SHA1 = 2,
+	UEVM_HASH_RMD160 = 3,
+	UEVM_HASH_SHA256 = 4,
+	UEVM_HASH_SHA384 = 5,
+	UEVM_HASH_SHA512 = 6,
+	UEVM_HASH_SHA224 = 7,
+	UEVM_HASH_SM3_256 = 17,
+	UEVM_HASH_STREEBOG_256 = 18,
+	UEVM_HASH_STREEBOG_512 = 19,
+	UEVM_HASH_ALGO__LAST = 23,
+};
+#define UEVM_MAX_DIGEST_SIZE 64
+
+/* Kernel id for a name such as "sha256" (also "sm3", "streebog256"), or -EINVAL. */
+int uevm_hash_algo_by_name(const char *name);
+/* The kernel's name for an id, or NULL for an id the kernel does not define. */
+const char *uevm_hash_algo_name(int algo);
+/* Digest size in bytes, or 0 for an unknown id. */
+unsigned int uevm_hash_algo_digest_size(int algo);
+/* True when this build's OpenSSL can compute the algorithm. */
+bool uevm_hash_algo_available(int algo);
+
+/* Hash the contents of an open regular file.  Reads from offset 0 with
+ * pread in large blocks; the file offset is not used. */
+int uevm_hash_fd(int fd, int algo, uint8_t *digest);
+int uevm_hash_buffer(int algo, const void *data, size_t len, uint8_t *digest);
+
+/* ---- xattr value formats (enum evm_ima_xattr_type) ----------------- */
+
+enum evm_ima_xattr_type {
+	IMA_XATTR_DIGEST = 0x01,
+	EVM_XATTR_HMAC = 0x02,
+	EVM_IMA_XATTR_DIGSIG = 0x03,
+	IMA_XATTR_DIGEST_NG = 0x04,
+	EVM_XATTR_PORTABLE_DIGSIG = 0x05,
+	IMA_VERITY_DIGSIG = 0x06,
+};
+
+#define XATTR_NAME_IMA "security.ima"
+#define XATTR_NAME_EVM "security.evm"
+#define UEVM_HMAC_SIZE 20
+#define UEVM_EVM_HMAC_XATTR_SIZE (1 + UEVM_HMAC_SIZE)
+#define UEVM_SIG_HDR_SIZE 9
+
+/* A parsed security.ima or security.evm value; pointers alias the input. */
+struct uevm_xattr_value {
+	uint8_t type;		/* enum evm_ima_xattr_type */
+	int algo;		/* hash algorithm, -1 when the type has none */
+	const uint8_t *digest;	/* digest or HMAC bytes (types 1, 2, 4) */
+	size_t digest_len;
+	/* signature types 3, 5, 6: the v2/v3 header fields */
+	uint8_t sig_version;
+	uint32_t keyid;
+	const uint8_t *sig;
+	size_t sig_len;
+};
+
+/* Parse security.ima.  On a malformed value returns -EINVAL and
+ * uevm_last_error() says what is wrong with it. */
+int uevm_ima_xattr_parse(const uint8_t *val, size_t len,
+			 struct uevm_xattr_value *out);
+/* Parse security.evm likewise. */
+int uevm_evm_xattr_parse(const uint8_t *val, size_t len,
+			 struct uevm_xattr_value *out);
+/* The security.ima value the kernel writes for a digest: 0x01 + digest for
+ * SHA-1, 0x04 + algo + digest otherwise.  out needs 2 + digest size bytes.
+ * Returns the value's length. */
+int uevm_ima_xattr_format(int algo, const uint8_t *digest, uint8_t *out);
+
+/* ---- fd-based xattr helpers (the seeds' vfs_getxattr_alloc) -------- */
+
+/* Read an xattr of any size from a file object (see struct uevm_file);
+ * *buf is (re)allocated to fit, *bufsize tracks its capacity.  Returns the
+ * value length or a negative errno (-ENODATA when absent). */
+struct uevm_file;
+ssize_t uevm_getxattr_alloc(const struct uevm_file *f, const char *name,
+			    uint8_t **buf, size_t *bufsize);
+/* 0 when the stored value equals (val, len), 1 when it differs or is
+ * absent, negative errno on error (the seeds' vfs_xattr_cmp). */
+int uevm_xattr_cmp(const struct uevm_file *f, const char *name,
+		   const void *val, size_t len);
+int uevm_setxattr(const struct uevm_file *f, const char *name,
+		  const void *val, size_t len);
+int uevm_removexattr(const struct uevm_file *f, const char *name);
+
+/* ---- file objects ---------------------------------------------------- */
+
+/*
+ * A file system object opened without following symlinks.  Regular files
+ * and directories get an fd that can read and ioctl; other types (symlinks,
+ * devices, FIFOs, sockets) are only held by an O_PATH fd and are never
+ * opened for I/O.
+ */
+struct uevm_file {
+	int fd;			/* O_PATH, or O_RDONLY for regular/dir */
+	int dirfd;		/* parent directory (not owned), or -1 */
+	bool io;		/* fd allows read/ioctl/f*xattr */
+	struct stat st;
+	const char *path;	/* for messages only; never used to open */
+};
+
+/* Open NAME relative to DIRFD (AT_FDCWD for a path).  Never follows a
+ * symlink in the last component and never opens FIFOs or devices. */
+int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
+		     const char *display_path);
+void uevm_file_close(struct uevm_file *f);
+/* Inode generation as EVM hashes it (FS_IOC_GETVERSION; 0 on ENOTTY). */
+int uevm_file_generation(const struct uevm_file *f, uint32_t *gen);
+/* The filesystem UUID (FS_IOC_GETFSUUID), 16 bytes. */
+int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16]);
+
+/* ---- HMAC key -------------------------------------------------------- */
+
+#define UEVM_MAX_KEY_SIZE 128
+
+struct uevm_key;
+/*
+ * Load an HMAC key.  SPEC is a path to a file of 1..128 raw bytes, or
+ * "keyring:DESCRIPTION" for a user key on the caller's keyrings.  The key
+ * is kept in locked memory excluded from core dumps.
+ */
+int uevm_key_load(const char *spec, struct uevm_key **out);
+int uevm_key_from_bytes(const void *data, size_t len, struct uevm_key **out);
+void uevm_key_free(struct uevm_key *key);
+/* A short public fingerprint: the first 8 bytes of SHA-256 over the
+ * 128-byte padded key, hex. Never reveals the key. */
+void uevm_key_fingerprint(const struct uevm_key *key, char out[17]);
+
+/* ---- the EVM HMAC ------------------------------------------------------ */
+
+/* The inode metadata EVM binds into the HMAC (struct h_misc + fs UUID). */
+struct uevm_hmac_misc {
+	uint64_t ino;
+	uint32_t generation;
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t mode;		/* with the S_IFMT bits */
+	bool m32;		/* 32-bit h_misc layout (20 bytes) */
+	bool has_uuid;
+	uint8_t uuid[16];
+};
+
+/* One protected xattr value, in list order. */
+struct uevm_xattr_entry {
+	const char *name;
+	const uint8_t *value;
+	size_t len;
+};
+
+/* Serialise struct h_misc as the kernel lays it out; returns its size. */
+size_t uevm_hmac_misc_encode(const struct uevm_hmac_misc *m, uint8_t out[24]);
+
+/* HMAC-SHA1 over the given values (absent ones simply not passed) and
+ * metadata, exactly as evm_calc_hmac_or_hash + hmac_add_misc. */
+int uevm_evm_calc_hmac_values(const struct uevm_key *key,
+			      const struct uevm_xattr_entry *xattrs,
+			      size_t n, const struct uevm_hmac_misc *misc,
+			      uint8_t hmac[UEVM_HMAC_SIZE]);
+
+/* The kernel's default protected list, in order. */
+extern const char *const uevm_default_evm_xattrs[];
+
+/* ---- context: key, protected list, options ------------------------------ */
+
+enum uevm_uuid_mode {
+	UEVM_UUID_AUTO = 0,	/* FS_IOC_GETFSUUID of the file's fs */
+	UEVM_UUID_NONE,		/* leave the UUID out (CONFIG_EVM_ATTR_FSUUID=n) */
+	UEVM_UUID_FIXED,	/* a given UUID */
+};
+
+struct uevm_config {
+	int hash_algo;			/* for labelling; default sha256 */
+	enum uevm_uuid_mode uuid_mode;
+	uint8_t uuid[16];		/* for UEVM_UUID_FIXED */
+	bool m32;			/* 32-bit h_misc */
+	const char *const *extra_xattrs; /* appended to the list, NULL-ended */
+};
+
+struct uevm_ctx;
+void uevm_config_init(struct uevm_config *cfg);
+/* The context takes ownership of KEY (may be NULL for hash-only work). */
+int uevm_ctx_new(const struct uevm_config *cfg, struct uevm_key *key,
+		 struct uevm_ctx **out);
+void uevm_ctx_free(struct uevm_ctx *ctx);
+/* The protected list in use, NULL-terminated. */
+const char *const *uevm_ctx_xattrs(const struct uevm_ctx *ctx);
+bool uevm_ctx_is_protected(const struct uevm_ctx *ctx, const char *name);
+int uevm_ctx_hash_algo(const struct uevm_ctx *ctx);
+
+/* Gather the metadata of F as EVM binds it. */
+int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
+			     const struct uevm_file *f,
+			     struct uevm_hmac_misc *misc);
+
+/*
+ * Compute the HMAC of a file.  When REQ_NAME is given, REQ_VALUE replaces
+ * the stored value of that xattr (NULL value: treat it as removed), as the
+ * kernel does during a setxattr.  Returns -ENODATA when the file has no
+ * protected xattr at all (then it carries no security.evm).
+ */
+int uevm_evm_calc_hmac(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, uint8_t hmac[UEVM_HMAC_SIZE]);
+
+/* Recompute and write security.evm (0x02 + HMAC), or remove it when no
+ * protected xattr exists (the kernel's evm_update_evmxattr). */
+int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,
+			     const struct uevm_file *f);
+
+/* ---- verification --------------------------------------------------------- */
+
+/* The verdict for one file. */
+struct uevm_verdict {
+	enum integrity_status status;	/* overall */
+	enum integrity_status evm_status;
+	enum integrity_status ima_status; /* INTEGRITY_UNKNOWN when not regular */
+	const char *cause;	/* the kernel's cause string, NULL on PASS */
+	char detail[160];	/* why, in words ("" when nothing to add) */
+};
+
+/* EVM alone: the kernel's evm_verify_hmac for F's stored labels. */
+enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
+				      const struct uevm_file *f,
+				      char *detail, size_t detail_len);
+
+/*
+ * Verify F as the kernel's appraisal would: EVM over the metadata, then,
+ * for regular files, security.ima against the content.  Returns 0 with a
+ * verdict, or a negative errno when the file could not be examined.
+ */
+int uevm_verify_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		     struct uevm_verdict *v);
+
+/* True when the verdict means the file passes (PASS, PASS_IMMUTABLE, and
+ * NOXATTRS for objects that are not regular files). */
+bool uevm_verdict_ok(const struct uevm_file *f, const struct uevm_verdict *v);
+
+/* ---- labelling ------------------------------------------------------------ */
+
+/*
+ * Label F: security.ima (regular files, the context's algorithm) and then
+ * security.evm.  Content that changes while it is hashed is not labelled:
+ * -ESTALE.  Returns 0 or a negative errno.
+ */
+int uevm_label_file(const struct uevm_ctx *ctx, const struct uevm_file *f);
+
+/* Compute the security.ima value F would get (regular files only). */
+int uevm_ima_calc_xattr(const struct uevm_ctx *ctx, const struct uevm_file *f,
+			uint8_t *out, size_t *out_len);
+
+/* ---- walking trees ---------------------------------------------------------- */
+
+struct uevm_walk_opts {
+	bool recursive;
+	bool one_fs;		/* -x */
+	int jobs;		/* worker threads; <= 0: online CPUs */
+};
+
+/* Called for every object (possibly from several threads at once).
+ * Return 0 to continue.  ERR is 0, or a negative errno when the object
+ * could not be opened (F is then NULL and PATH names it). */
+typedef int (*uevm_walk_fn)(const struct uevm_file *f, const char *path,
+			    int err, void *arg);
+
+/* Walk PATHS (never following symlinks below them).  Returns 0, or the
+ * first negative value a callback returned. */
+int uevm_walk(const char *const *paths, size_t npaths,
+	      const struct uevm_walk_opts *opts, uevm_walk_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UEVM_UEVM_H */

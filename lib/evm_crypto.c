@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The EVM HMAC, as the kernel's evm_calc_hmac_or_hash and hmac_add_misc. */
+#include <stdlib.h>
+#include <string.h>
+#include "lib_private.h"
+
+UEVM_EXPORT size_t uevm_hmac_misc_encode(const struct uevm_hmac_misc *m,
+					 uint8_t out[24])
+{
+	/* struct h_misc { unsigned long ino; u32 generation; uid_t uid;
+	 * gid_t gid; umode_t mode; }, zeroed, native endian.  LP64: 8+4+4+4+2
+	 * and 2 bytes of tail padding; 32-bit: 4+4+4+4+2+2. */
+	size_t ino_size = m->m32 ? 4 : 8;
+	size_t off = 0;
+
+	memset(out, 0, 24);
+	if (m->m32) {
+		uint32_t ino = (uint32_t)m->ino;
+
+		memcpy(out, &ino, 4);
+	} else {
+		memcpy(out, &m->ino, 8);
+	}
+	off = ino_size;
+	memcpy(out + off, &m->generation, 4);
+	memcpy(out + off + 4, &m->uid, 4);
+	memcpy(out + off + 8, &m->gid, 4);
+	memcpy(out + off + 12, &m->mode, 2);
+	return off + 16;
+}
+
+static int add_misc_and_final(struct uevm_hmac *h,
+			      const struct uevm_hmac_misc *misc,
+			      uint8_t hmac[UEVM_HMAC_SIZE])
+{
+	uint8_t buf[24];
+	size_t n = uevm_hmac_misc_encode(misc, buf);
+	int ret = uevm_hmac_update(h, buf, n);
+
+	if (!ret && misc->has_uuid)
+		ret = uevm_hmac_update(h, misc->uuid, 16);
+	if (ret) {
+		uevm_hmac_abort(h);
+		return ret;
+	}
+	return uevm_hmac_final(h, hmac);
+}
+
+UEVM_EXPORT int uevm_evm_calc_hmac_values(const struct uevm_key *key,
+					  const struct uevm_xattr_entry *xattrs,
+					  size_t n,
+					  const struct uevm_hmac_misc *misc,
+					  uint8_t hmac[UEVM_HMAC_SIZE])
+{
+	struct uevm_hmac h;
+	int ret;
+
+	if (!key)
+		return uevm_err(ENOKEY, "no HMAC key loaded");
+	ret = uevm_hmac_init(&h, key);
+	if (ret)
+		return ret;
+	/* Raw values only: no names, lengths or separators. */
+	for (size_t i = 0; i < n; i++) {
+		ret = uevm_hmac_update(&h, xattrs[i].value, xattrs[i].len);
+		if (ret) {
+			uevm_hmac_abort(&h);
+			return ret;
+		}
+	}
+	return add_misc_and_final(&h, misc, hmac);
+}
+
+UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
+					 const struct uevm_file *f,
+					 struct uevm_hmac_misc *misc)
+{
+	int ret;
+
+	memset(misc, 0, sizeof(*misc));
+	misc->ino = f->st.st_ino;
+	misc->uid = f->st.st_uid;
+	misc->gid = f->st.st_gid;
+	misc->mode = (uint16_t)f->st.st_mode;
+	misc->m32 = ctx->cfg.m32;
+	ret = uevm_file_generation(f, &misc->generation);
+	if (ret)
+		return ret;
+	switch (ctx->cfg.uuid_mode) {
+	case UEVM_UUID_NONE:
+		break;
+	case UEVM_UUID_FIXED:
+		misc->has_uuid = true;
+		memcpy(misc->uuid, ctx->cfg.uuid, 16);
+		break;
+	default:
+		ret = uevm_file_fsuuid(f, misc->uuid);
+		if (ret)
+			return ret;
+		misc->has_uuid = true;
+	}
+	return 0;
+}
+
+UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
+				   const struct uevm_file *f,
+				   const char *req_name,
+				   const uint8_t *req_value, size_t req_len,
+				   uint8_t hmac[UEVM_HMAC_SIZE])
+{
+	struct uevm_hmac_misc misc;
+	struct uevm_hmac h;
+	uint8_t *buf = NULL;
+	size_t bufsize = 0;
+	bool found = false;
+	int ret;
+
+	if (!ctx->key)
+		return uevm_err(ENOKEY, "no HMAC key loaded");
+	ret = uevm_hmac_misc_from_file(ctx, f, &misc);
+	if (ret)
+		return ret;
+	ret = uevm_hmac_init(&h, ctx->key);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < ctx->nxattrs; i++) {
+		const char *name = ctx->xattrs[i];
+		ssize_t n;
+
+		if (req_name && !strcmp(name, req_name)) {
+			/* The value being set replaces the stored one. */
+			if (!req_value)
+				continue;
+			found = true;
+			ret = uevm_hmac_update(&h, req_value, req_len);
+			if (ret)
+				goto fail;
+			continue;
+		}
+		n = uevm_getxattr_alloc(f, name, &buf, &bufsize);
+		if (n == -ENODATA || n == -EOPNOTSUPP)
+			continue;
+		if (n < 0) {
+			ret = uevm_err((int)-n, "cannot read %s: %s", name,
+				       strerror((int)-n));
+			goto fail;
+		}
+		found = true;
+		ret = uevm_hmac_update(&h, buf, (size_t)n);
+		if (ret)
+			goto fail;
+	}
+	free(buf);
+	if (!found) {
+		uevm_hmac_abort(&h);
+		return uevm_err(ENODATA, "no EVM-protected xattr");
+	}
+	return add_misc_and_final(&h, &misc, hmac);
+fail:
+	free(buf);
+	uevm_hmac_abort(&h);
+	return ret;
+}
+
+UEVM_EXPORT int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,
+					 const struct uevm_file *f)
+{
+	uint8_t val[UEVM_EVM_HMAC_XATTR_SIZE];
+	int ret;
+
+	ret = uevm_evm_calc_hmac(ctx, f, NULL, NULL, 0, val + 1);
+	if (ret == -ENODATA) {
+		ret = uevm_removexattr(f, XATTR_NAME_EVM);
+		if (ret == -ENODATA)
+			ret = 0;
+		return ret ? uevm_err(-ret, "cannot remove security.evm: %s",
+				      strerror(-ret))
+			   : 0;
+	}
+	if (ret)
+		return ret;
+	val[0] = EVM_XATTR_HMAC;
+	ret = uevm_setxattr(f, XATTR_NAME_EVM, val, sizeof(val));
+	explicit_bzero(val, sizeof(val));
+	if (ret)
+		return uevm_err(-ret, "cannot write security.evm: %s",
+				strerror(-ret));
+	return 0;
+}

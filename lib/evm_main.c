@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* EVM verification: the kernel's evm_verify_hmac for one file object. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib_private.h"
+
+static bool has_protected_xattr(const struct uevm_ctx *ctx,
+				const struct uevm_file *f)
+{
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	bool found = false;
+
+	for (size_t i = 0; i < ctx->nxattrs && !found; i++) {
+		ssize_t n = uevm_getxattr_alloc(f, ctx->xattrs[i], &buf, &size);
+
+		found = n >= 0;
+	}
+	free(buf);
+	return found;
+}
+
+#define DETAIL(...) (detail ? (void)snprintf(detail, detail_len, __VA_ARGS__) : (void)0)
+
+UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
+						  const struct uevm_file *f,
+						  char *detail,
+						  size_t detail_len)
+{
+	struct uevm_xattr_value v;
+	uint8_t hmac[UEVM_HMAC_SIZE];
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	enum integrity_status st;
+	ssize_t n;
+	int ret;
+
+	if (detail && detail_len)
+		detail[0] = '\0';
+	n = uevm_getxattr_alloc(f, XATTR_NAME_EVM, &buf, &size);
+	if (n == -ENODATA) {
+		st = has_protected_xattr(ctx, f) ? INTEGRITY_NOLABEL
+						 : INTEGRITY_NOXATTRS;
+		DETAIL("%s", st == INTEGRITY_NOLABEL ? "no security.evm" :
+			     "no EVM-protected xattr");
+		goto out;
+	}
+	if (n == -EOPNOTSUPP) {
+		st = INTEGRITY_UNKNOWN;
+		DETAIL("the filesystem has no xattr support");
+		goto out;
+	}
+	if (n <= 0) {
+		st = INTEGRITY_FAIL;
+		DETAIL("security.evm %s", n == 0 ? "is empty" : strerror((int)-n));
+		goto out;
+	}
+	if (uevm_evm_xattr_parse(buf, (size_t)n, &v) < 0) {
+		st = INTEGRITY_FAIL;
+		DETAIL("security.evm: %s", uevm_last_error());
+		goto out;
+	}
+	switch (v.type) {
+	case EVM_XATTR_HMAC:
+		if (!ctx->key) {
+			st = INTEGRITY_UNKNOWN;
+			DETAIL("no HMAC key loaded");
+			break;
+		}
+		ret = uevm_evm_calc_hmac(ctx, f, NULL, NULL, 0, hmac);
+		if (ret == -ENODATA) {
+			st = INTEGRITY_NOXATTRS;
+			DETAIL("security.evm present but no protected xattr");
+		} else if (ret < 0) {
+			st = INTEGRITY_FAIL;
+			DETAIL("%s", uevm_last_error());
+		} else if (uevm_memneq(hmac, v.digest, UEVM_HMAC_SIZE)) {
+			st = INTEGRITY_FAIL;
+			DETAIL("HMAC mismatch: metadata or protected xattrs changed");
+		} else {
+			st = INTEGRITY_PASS;
+		}
+		explicit_bzero(hmac, sizeof(hmac));
+		break;
+	default:
+		/* Signatures need certificates: without them the kernel
+		 * cannot verify either and the file does not pass. */
+		st = v.type == EVM_XATTR_PORTABLE_DIGSIG ? INTEGRITY_FAIL_IMMUTABLE
+							 : INTEGRITY_FAIL;
+		DETAIL("EVM signature (type 0x%02x) cannot be verified without a certificate",
+		       v.type);
+		break;
+	}
+out:
+	free(buf);
+	return st;
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * File objects: opened once, without following symlinks, and then only
+ * reached through their fd, so that a path swapped under us cannot
+ * redirect a read or a label to another inode.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include "lib_private.h"
+
+#ifndef FS_IOC_GETFSUUID
+struct fsuuid2 {
+	uint8_t len;
+	uint8_t uuid[16];
+};
+#define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fsuuid2)
+#endif
+
+/* Reopen an O_PATH fd for reading through /proc: the same inode, with no
+ * second lookup of the name.  Falls back to openat when /proc is absent. */
+static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	char proc[40];
+	int fd;
+
+	if (S_ISDIR(f->st.st_mode))
+		flags |= O_DIRECTORY;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+	fd = open(proc, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
+		fd = open(proc, flags);
+	if (fd < 0 && errno == ENOENT) {
+		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NOATIME);
+		if (fd < 0 && errno == EPERM)
+			fd = openat(dirfd, name, flags | O_NOFOLLOW);
+	}
+	return fd;
+}
+
+UEVM_EXPORT int uevm_file_openat(struct uevm_file *f, int dirfd,
+				 const char *name, const char *display_path)
+{
+	struct stat st2;
+	int fd;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->dirfd = dirfd;
+	f->path = display_path ? display_path : name;
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return uevm_err(errno, "%m");
+	if (fstat(fd, &f->st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return uevm_err(e, "stat failed: %m");
+	}
+	f->fd = fd;
+	if (!S_ISREG(f->st.st_mode) && !S_ISDIR(f->st.st_mode))
+		return 0;	/* never opened for I/O */
+
+	fd = reopen_rdonly(f, dirfd, name);
+	if (fd < 0) {
+		int e = errno;
+
+		uevm_file_close(f);
+		return uevm_err(e, "cannot open for reading: %m");
+	}
+	if (fstat(fd, &st2) < 0 || st2.st_ino != f->st.st_ino ||
+	    st2.st_dev != f->st.st_dev) {
+		close(fd);
+		uevm_file_close(f);
+		return uevm_err(ESTALE, "replaced while being opened");
+	}
+	close(f->fd);
+	f->fd = fd;
+	f->io = true;
+	return 0;
+}
+
+UEVM_EXPORT void uevm_file_close(struct uevm_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	f->io = false;
+}
+
+/* ext4, ext2/3 and others encode FILEID_INO32_GEN handles as {ino, gen}:
+ * the only way to read a symlink's or a device node's generation without
+ * opening it.  Trusted only when the handle's inode number matches. */
+static int generation_from_handle(const struct uevm_file *f, uint32_t *gen)
+{
+	struct {
+		struct file_handle fh;
+		uint32_t words[32];
+	} h;
+	int mnt;
+
+	h.fh.handle_bytes = sizeof(h.words);
+	if (name_to_handle_at(f->fd, "", &h.fh, &mnt, AT_EMPTY_PATH) < 0)
+		return -errno;
+	if (h.fh.handle_type != 1 || h.fh.handle_bytes != 8)
+		return -EOPNOTSUPP;
+	if ((uint32_t)h.words[0] != (uint32_t)f->st.st_ino)
+		return -EOPNOTSUPP;
+	*gen = h.words[1];
+	return 0;
+}
+
+UEVM_EXPORT int uevm_file_generation(const struct uevm_file *f, uint32_t *gen)
+{
+	unsigned int v = 0;
+
+	*gen = 0;
+	if (f->io) {
+		if (ioctl(f->fd, FS_IOC_GETVERSION, &v) == 0) {
+			*gen = v;
+			return 0;
+		}
+		if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL)
+			return 0;	/* the fs has no generation: 0 */
+		return uevm_err(errno, "FS_IOC_GETVERSION failed: %m");
+	}
+	/* Not openable: ask the parent whether the fs keeps generations. */
+	if (f->dirfd >= 0 && ioctl(f->dirfd, FS_IOC_GETVERSION, &v) < 0)
+		return 0;
+	if (generation_from_handle(f, gen) < 0)
+		*gen = 0;
+	return 0;
+}
+
+UEVM_EXPORT int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16])
+{
+	struct fsuuid2 u = { .len = 16 };
+	int fd = f->io ? f->fd : f->dirfd;
+	struct stat st;
+
+	if (fd < 0)
+		return uevm_err(EOPNOTSUPP, "no open directory to ask for the filesystem UUID");
+	/* A non-openable object borrows its parent's fd: same filesystem? */
+	if (!f->io && (fstat(fd, &st) < 0 || st.st_dev != f->st.st_dev))
+		return uevm_err(EXDEV, "cannot read the filesystem UUID of a mount-point object; give --uuid");
+	if (ioctl(fd, FS_IOC_GETFSUUID, &u) < 0)
+		return uevm_err(errno, "FS_IOC_GETFSUUID failed (%m); give --uuid UUID or --uuid none");
+	if (u.len != 16)
+		return uevm_err(EINVAL, "filesystem UUID has %u bytes, not 16", u.len);
+	memcpy(uuid, u.uuid, 16);
+	return 0;
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Verification of one file, in the order of the kernel's
+ * ima_appraise_measurement: security.ima present, then EVM over the
+ * metadata (evm_verifyxattr), then the content against security.ima.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib_private.h"
+
+/* A change stamp to tell whether the content moved while we hashed it. */
+static bool same_content_stamp(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Hash F's content, failing with -ESTALE if it changed meanwhile. */
+static int hash_stable(const struct uevm_file *f, int algo, uint8_t *digest)
+{
+	struct stat before, after;
+	int ret;
+
+	if (fstat(f->fd, &before) < 0)
+		return uevm_err(errno, "stat failed: %m");
+	ret = uevm_hash_fd(f->fd, algo, digest);
+	if (ret)
+		return ret;
+	if (fstat(f->fd, &after) < 0)
+		return uevm_err(errno, "stat failed: %m");
+	if (!same_content_stamp(&before, &after))
+		return uevm_err(ESTALE, "file changed while it was being hashed");
+	return 0;
+}
+
+static void set(struct uevm_verdict *v, enum integrity_status st,
+		const char *cause)
+{
+	v->status = st;
+	v->cause = cause;
+}
+
+static int appraise_regular(const struct uevm_ctx *ctx,
+			    const struct uevm_file *f, struct uevm_verdict *v)
+{
+	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
+	struct uevm_xattr_value iv;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	ssize_t n;
+	int ret = 0;
+
+	n = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &buf, &size);
+	if (n == -ENODATA || n == 0) {
+		set(v, INTEGRITY_NOLABEL, "missing-hash");
+		v->ima_status = INTEGRITY_NOLABEL;
+		snprintf(v->detail, sizeof(v->detail), "no security.ima");
+		/* EVM still tells whether the metadata was touched. */
+		v->evm_status = uevm_evm_verify(ctx, f, NULL, 0);
+		goto out;
+	}
+	if (n < 0) {
+		set(v, INTEGRITY_UNKNOWN, "unknown");
+		v->ima_status = INTEGRITY_UNKNOWN;
+		snprintf(v->detail, sizeof(v->detail), "cannot read security.ima: %s",
+			 strerror((int)-n));
+		goto out;
+	}
+
+	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	switch (v->evm_status) {
+	case INTEGRITY_PASS:
+	case INTEGRITY_PASS_IMMUTABLE:
+	case INTEGRITY_UNKNOWN:
+		break;
+	case INTEGRITY_NOXATTRS:
+	case INTEGRITY_NOLABEL:
+		set(v, v->evm_status, "missing-HMAC");
+		goto out;
+	case INTEGRITY_FAIL_IMMUTABLE:
+		set(v, INTEGRITY_FAIL_IMMUTABLE, "invalid-fail-immutable");
+		goto out;
+	default:
+		set(v, INTEGRITY_FAIL, "invalid-HMAC");
+		goto out;
+	}
+	v->detail[0] = '\0';
+
+	if (uevm_ima_xattr_parse(buf, (size_t)n, &iv) < 0) {
+		bool known = buf[0] == IMA_XATTR_DIGEST ||
+			     buf[0] == IMA_XATTR_DIGEST_NG ||
+			     buf[0] == EVM_IMA_XATTR_DIGSIG ||
+			     buf[0] == IMA_VERITY_DIGSIG;
+
+		v->ima_status = known ? INTEGRITY_FAIL : INTEGRITY_UNKNOWN;
+		set(v, v->ima_status, known ? "invalid-hash" : "unknown-ima-data");
+		snprintf(v->detail, sizeof(v->detail), "security.ima: %s",
+			 uevm_last_error());
+		goto out;
+	}
+	switch (iv.type) {
+	case IMA_XATTR_DIGEST:
+	case IMA_XATTR_DIGEST_NG:
+		if (!uevm_hash_algo_available(iv.algo)) {
+			v->ima_status = INTEGRITY_FAIL;
+			set(v, INTEGRITY_FAIL, "invalid-hash");
+			snprintf(v->detail, sizeof(v->detail),
+				 "hash algorithm %s is not available",
+				 uevm_hash_algo_name(iv.algo));
+			goto out;
+		}
+		ret = hash_stable(f, iv.algo, digest);
+		if (ret)
+			goto out;
+		if (memcmp(digest, iv.digest, uevm_hash_algo_digest_size(iv.algo))) {
+			v->ima_status = INTEGRITY_FAIL;
+			set(v, INTEGRITY_FAIL, "invalid-hash");
+			snprintf(v->detail, sizeof(v->detail),
+				 "content does not match its %s hash",
+				 uevm_hash_algo_name(iv.algo));
+			goto out;
+		}
+		v->ima_status = INTEGRITY_PASS;
+		/* An immutable EVM signature keeps its status on success. */
+		set(v, v->evm_status == INTEGRITY_PASS_IMMUTABLE ?
+			       INTEGRITY_PASS_IMMUTABLE : INTEGRITY_PASS, NULL);
+		if (v->evm_status == INTEGRITY_UNKNOWN) {
+			set(v, INTEGRITY_UNKNOWN, "unknown");
+			snprintf(v->detail, sizeof(v->detail),
+				 "content matches but EVM status is unknown");
+		}
+		break;
+	case EVM_IMA_XATTR_DIGSIG:
+		v->ima_status = INTEGRITY_FAIL;
+		set(v, INTEGRITY_FAIL, "invalid-signature");
+		snprintf(v->detail, sizeof(v->detail),
+			 "IMA signature cannot be verified without a certificate");
+		break;
+	default:
+		v->ima_status = INTEGRITY_FAIL;
+		set(v, INTEGRITY_FAIL, "invalid-verity-signature");
+		snprintf(v->detail, sizeof(v->detail),
+			 "fs-verity signatures are not supported");
+		break;
+	}
+out:
+	free(buf);
+	return ret;
+}
+
+static const char *evm_cause(enum integrity_status st)
+{
+	switch (st) {
+	case INTEGRITY_PASS:
+	case INTEGRITY_PASS_IMMUTABLE:
+	case INTEGRITY_NOXATTRS:
+		return NULL;
+	case INTEGRITY_NOLABEL:
+		return "missing-HMAC";
+	case INTEGRITY_FAIL_IMMUTABLE:
+		return "invalid-fail-immutable";
+	case INTEGRITY_UNKNOWN:
+		return "unknown";
+	default:
+		return "invalid-HMAC";
+	}
+}
+
+UEVM_EXPORT int uevm_verify_file(const struct uevm_ctx *ctx,
+				 const struct uevm_file *f,
+				 struct uevm_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->ima_status = INTEGRITY_UNKNOWN;
+	if (S_ISREG(f->st.st_mode))
+		return appraise_regular(ctx, f, v);
+	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	set(v, v->evm_status, evm_cause(v->evm_status));
+	return 0;
+}
+
+UEVM_EXPORT bool uevm_verdict_ok(const struct uevm_file *f,
+				 const struct uevm_verdict *v)
+{
+	if (v->status == INTEGRITY_PASS || v->status == INTEGRITY_PASS_IMMUTABLE)
+		return true;
+	return v->status == INTEGRITY_NOXATTRS && !S_ISREG(f->st.st_mode);
+}
+
+UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
+				    const struct uevm_file *f, uint8_t *out,
+				    size_t *out_len)
+{
+	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
+	int ret;
+
+	if (!S_ISREG(f->st.st_mode) || !f->io)
+		return uevm_err(EINVAL, "not a regular file");
+	ret = hash_stable(f, ctx->cfg.hash_algo, digest);
+	if (ret)
+		return ret;
+	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
+	if (ret < 0)
+		return ret;
+	*out_len = (size_t)ret;
+	return 0;
+}
+
+UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
+				const struct uevm_file *f)
+{
+	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
+	size_t len;
+	int ret;
+
+	if (S_ISREG(f->st.st_mode)) {
+		ret = uevm_ima_calc_xattr(ctx, f, val, &len);
+		if (ret)
+			return ret;
+		/* Rewriting an identical value would only churn ctime. */
+		if (uevm_xattr_cmp(f, XATTR_NAME_IMA, val, len) != 0) {
+			ret = uevm_setxattr(f, XATTR_NAME_IMA, val, len);
+			if (ret)
+				return uevm_err(-ret, "cannot write security.ima: %s",
+						strerror(-ret));
+		}
+	}
+	return uevm_evm_update_evmxattr(ctx, f);
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* uevm label: write security.ima (regular files) and then security.evm. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "prog.h"
+
+struct label_state {
+	const struct uevm_ctx *ctx;
+	struct progress progress;
+	atomic_ulong labelled;
+	atomic_ulong errors;
+};
+
+static int label_one(const struct uevm_file *f, const char *path, int err,
+		     void *arg)
+{
+	struct label_state *s = arg;
+	int ret;
+
+	if (err) {
+		file_error(path, "cannot open", err);
+		atomic_fetch_add(&s->errors, 1);
+		return 0;
+	}
+	ret = uevm_label_file(s->ctx, f);
+	if (ret) {
+		file_error(path, "not labelled", ret);
+		atomic_fetch_add(&s->errors, 1);
+		return 0;
+	}
+	atomic_fetch_add(&s->labelled, 1);
+	atomic_fetch_add(&s->progress.files, 1);
+	if (S_ISREG(f->st.st_mode))
+		atomic_fetch_add(&s->progress.bytes, (unsigned long)f->st.st_size);
+	return 0;
+}
+
+int cmd_label(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = { COMMON_LONG, { NULL, 0, NULL, 0 } };
+	struct common_opts o;
+	struct label_state s = { 0 };
+	struct uevm_ctx *ctx;
+	int c;
+
+	common_opts_init(&o);
+	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
+		int r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
+
+		if (c == OPT_HELP) {
+			usage(cmd, stdout);
+			return 0;
+		}
+		if (r <= 0 || c == OPT_JSON) {
+			usage(cmd, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		error_msg("label: no PATH given");
+		usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	if (common_ctx(&o, true, &ctx))
+		return EXIT_USAGE;
+	s.ctx = ctx;
+	progress_start(&s.progress, "labelling");
+	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
+		  &o.walk, label_one, &s);
+	progress_stop(&s.progress);
+	uevm_ctx_free(ctx);
+	free(o.extra_xattrs);
+	if (o.verbose || isatty(STDERR_FILENO))
+		fprintf(stderr, "%s: labelled %lu objects, %lu errors\n", prog_name,
+			atomic_load(&s.labelled), atomic_load(&s.errors));
+	return atomic_load(&s.errors) ? EXIT_ERROR : 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared pieces of the uevm command line. */
+#ifndef UEVM_PROG_H
+#define UEVM_PROG_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include "uevm/uevm.h"
+
+/* Exit codes: 0 success, 1 verification failed, 2 usage or operational error. */
+#define EXIT_VERIFY_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_ERROR 2
+
+struct command {
+	const char *name;
+	int (*func)(const struct command *cmd, int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+extern const char *prog_name;
+
+void usage(const struct command *cmd, FILE *fp);
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "uevm: PATH: what: why" with PATH escaped. */
+void file_error(const char *path, const char *what, int err);
+
+/* Options shared by the commands that compute labels. */
+struct common_opts {
+	struct uevm_config cfg;
+	const char *key_spec;
+	const char **extra_xattrs;
+	int nextra;
+	struct uevm_walk_opts walk;
+	bool verbose;
+	bool json;
+};
+void common_opts_init(struct common_opts *o);
+/* Handle one option shared by several commands; returns 1 if handled,
+ * 0 if not one of them, -1 on a bad argument (message printed). */
+int common_opt(struct common_opts *o, int c, const char *arg);
+/* Build the context; needs_key says whether a missing key is an error. */
+int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx);
+
+/* The long options common_opt understands, and its short letters. */
+#define COMMON_SHORT "a:rxj:vk:"
+enum {
+	OPT_HMAC_KEY = 1000, OPT_UUID, OPT_M32, OPT_M64, OPT_XATTR, OPT_JSON,
+	OPT_HELP, OPT_FIRST_CMD,
+};
+#define COMMON_LONG \
+	{ "hash-algo", required_argument, NULL, 'a' }, \
+	{ "recursive", no_argument, NULL, 'r' }, \
+	{ "one-file-system", no_argument, NULL, 'x' }, \
+	{ "jobs", required_argument, NULL, 'j' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "hmac-key", required_argument, NULL, 'k' }, \
+	{ "uuid", required_argument, NULL, OPT_UUID }, \
+	{ "m32", no_argument, NULL, OPT_M32 }, \
+	{ "m64", no_argument, NULL, OPT_M64 }, \
+	{ "evm-xattr", required_argument, NULL, OPT_XATTR }, \
+	{ "json", no_argument, NULL, OPT_JSON }, \
+	{ "help", no_argument, NULL, OPT_HELP }
+
+int parse_uuid(const char *s, uint8_t out[16]);
+void hex_encode(const uint8_t *in, size_t len, char *out);
+
+/* Print a path with control characters, backslashes and invalid UTF-8
+ * escaped, so that names cannot forge output lines. */
+void fput_path(FILE *fp, const char *path);
+/* Print a JSON string literal. */
+void fput_json_string(FILE *fp, const char *s);
+
+/* A progress line on stderr, only when stderr is a terminal. */
+struct progress {
+	atomic_ulong files;
+	atomic_ulong bytes;
+	const char *verb;
+	int active;
+};
+void progress_start(struct progress *p, const char *verb);
+void progress_stop(struct progress *p);
+
+/* Serialise result lines between worker threads. */
+void out_lock_acquire(void);
+void out_lock_release(void);
+/* Clear the progress line before printing a result line. */
+void progress_clear_line(void);
+
+int cmd_label(const struct command *, int, char **);
+int cmd_verify(const struct command *, int, char **);
+int cmd_hmac(const struct command *, int, char **);
+int cmd_ima_hash(const struct command *, int, char **);
+int cmd_clear(const struct command *, int, char **);
+
+#endif

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Option handling, messages and output escaping shared by the commands. */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "prog.h"
+
+const char *prog_name = "uevm";
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void usage(const struct command *cmd, FILE *fp)
+{
+	fprintf(fp, "Usage: %s %s %s\n", prog_name, cmd->name, cmd->usage);
+}
+
+void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&out_lock);
+	fprintf(stderr, "%s: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&out_lock);
+}
+
+void file_error(const char *path, const char *what, int err)
+{
+	const char *why = uevm_last_error();
+
+	pthread_mutex_lock(&out_lock);
+	fprintf(stderr, "%s: ", prog_name);
+	fput_path(stderr, path);
+	fprintf(stderr, ": %s: %s\n", what,
+		*why ? why : strerror(err < 0 ? -err : err));
+	pthread_mutex_unlock(&out_lock);
+}
+
+void common_opts_init(struct common_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	uevm_config_init(&o->cfg);
+}
+
+void hex_encode(const uint8_t *in, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = hex[in[i] >> 4];
+		out[2 * i + 1] = hex[in[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+int parse_uuid(const char *s, uint8_t out[16])
+{
+	int n = 0;
+
+	for (const char *p = s; *p; p++) {
+		unsigned int v;
+
+		if (*p == '-')
+			continue;
+		if (n >= 16 || !p[1] || sscanf(p, "%2x", &v) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", p[0]) ||
+		    !strchr("0123456789abcdefABCDEF", p[1]))
+			return -1;
+		out[n++] = (uint8_t)v;
+		p++;
+	}
+	return n == 16 ? 0 : -1;
+}
+
+int common_opt(struct common_opts *o, int c, const char *arg)
+{
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'a':
+		v = uevm_hash_algo_by_name(arg);
+		if (v < 0 || !uevm_hash_algo_available((int)v)) {
+			error_msg("hash algorithm '%s' is not supported here", arg);
+			return -1;
+		}
+		o->cfg.hash_algo = (int)v;
+		return 1;
+	case 'r':
+		o->walk.recursive = true;
+		return 1;
+	case 'x':
+		o->walk.one_fs = true;
+		return 1;
+	case 'j':
+		v = strtol(arg, &end, 10);
+		if (*end || v < 1 || v > 1024) {
+			error_msg("-j needs a number of jobs from 1 to 1024, not '%s'", arg);
+			return -1;
+		}
+		o->walk.jobs = (int)v;
+		return 1;
+	case 'v':
+		o->verbose = true;
+		return 1;
+	case 'k':
+		o->key_spec = arg;
+		return 1;
+	case OPT_UUID:
+		if (!strcmp(arg, "none")) {
+			o->cfg.uuid_mode = UEVM_UUID_NONE;
+		} else if (!strcmp(arg, "auto")) {
+			o->cfg.uuid_mode = UEVM_UUID_AUTO;
+		} else if (parse_uuid(arg, o->cfg.uuid) == 0) {
+			o->cfg.uuid_mode = UEVM_UUID_FIXED;
+		} else {
+			error_msg("--uuid needs a UUID, 'auto' or 'none', not '%s'", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_M32:
+		o->cfg.m32 = true;
+		return 1;
+	case OPT_M64:
+		o->cfg.m32 = false;
+		return 1;
+	case OPT_XATTR: {
+		const char **n = realloc(o->extra_xattrs,
+					 sizeof(char *) * (size_t)(o->nextra + 2));
+
+		if (!n)
+			return -1;
+		o->extra_xattrs = n;
+		n[o->nextra++] = arg;
+		n[o->nextra] = NULL;
+		o->cfg.extra_xattrs = n;
+		return 1;
+	}
+	case OPT_JSON:
+		o->json = true;
+		return 1;
+	}
+	return 0;
+}
+
+int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx)
+{
+	struct uevm_key *key = NULL;
+	int ret;
+
+	if (o->key_spec) {
+		ret = uevm_key_load(o->key_spec, &key);
+		if (ret) {
+			error_msg("HMAC key: %s", uevm_last_error());
+			return ret;
+		}
+	} else if (needs_key) {
+		error_msg("no HMAC key: give --hmac-key FILE or --hmac-key keyring:NAME");
+		return -EINVAL;
+	}
+	ret = uevm_ctx_new(&o->cfg, key, ctx);
+	if (ret) {
+		uevm_key_free(key);
+		error_msg("%s", uevm_last_error());
+	}
+	return ret;
+}
+
+/* Length of a valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void fput_path(FILE *fp, const char *path)
+{
+	const unsigned char *s = (const unsigned char *)path;
+
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (n == 1 && *s >= 0x20 && *s != 0x7f && *s != '\\') {
+			fputc(*s++, fp);
+		} else if (n > 1) {
+			fwrite(s, 1, (size_t)n, fp);
+			s += n;
+		} else if (*s == '\\') {
+			fputs("\\\\", fp);
+			s++;
+		} else if (*s == '\n') {
+			fputs("\\n", fp);
+			s++;
+		} else if (*s == '\t') {
+			fputs("\\t", fp);
+			s++;
+		} else {
+			fprintf(fp, "\\x%02x", *s++);
+		}
+	}
+}
+
+void fput_json_string(FILE *fp, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', fp);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (n > 1) {
+			fwrite(s, 1, (size_t)n, fp);
+			s += n;
+		} else if (n == 1 && *s == '"') {
+			fputs("\\\"", fp);
+			s++;
+		} else if (n == 1 && *s == '\\') {
+			fputs("\\\\", fp);
+			s++;
+		} else if (n == 1 && *s >= 0x20 && *s != 0x7f) {
+			fputc(*s++, fp);
+		} else if (n == 1) {
+			fprintf(fp, "\\u%04x", *s++);
+		} else {
+			/* Not UTF-8: keep the byte visible and distinct. */
+			fprintf(fp, "\\\\x%02x", *s++);
+		}
+	}
+	fputc('"', fp);
+}
+
+static pthread_t progress_thread;
+static volatile int progress_run;
+
+static void *progress_main(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec t0, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (progress_run) {
+		double secs;
+
+		usleep(200000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		secs = (double)(now.tv_sec - t0.tv_sec) +
+		       (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		pthread_mutex_lock(&out_lock);
+		fprintf(stderr, "\r%s: %lu files, %.1f MB, %.1f s\033[K", p->verb,
+			atomic_load(&p->files),
+			(double)atomic_load(&p->bytes) / 1e6, secs);
+		fflush(stderr);
+		pthread_mutex_unlock(&out_lock);
+	}
+	return NULL;
+}
+
+void progress_start(struct progress *p, const char *verb)
+{
+	atomic_init(&p->files, 0);
+	atomic_init(&p->bytes, 0);
+	p->verb = verb;
+	p->active = 0;
+	if (!isatty(STDERR_FILENO))
+		return;
+	progress_run = 1;
+	if (pthread_create(&progress_thread, NULL, progress_main, p) == 0)
+		p->active = 1;
+}
+
+void progress_stop(struct progress *p)
+{
+	if (!p->active)
+		return;
+	progress_run = 0;
+	pthread_join(progress_thread, NULL);
+	fprintf(stderr, "\r\033[K");
+	p->active = 0;
+}
+
+void out_lock_acquire(void)
+{
+	pthread_mutex_lock(&out_lock);
+}
+
+void out_lock_release(void)
+{
+	pthread_mutex_unlock(&out_lock);
+}
+
+void progress_clear_line(void)
+{
+	if (progress_run)
+		fputs("\r\033[K", stderr);
+}

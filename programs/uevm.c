@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* uevm: the command table and dispatch. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include "prog.h"
+
+static const struct command commands[] = {
+	{ "label", cmd_label, "write security.ima and security.evm",
+	  "[-r] [-x] [-j N] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY PATH..." },
+	{ "verify", cmd_verify, "check labels; report tampered files",
+	  "[-r] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] --hmac-key KEY PATH..." },
+	{ "hmac", cmd_hmac, "print the security.evm value a file would get",
+	  "[--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
+	{ "ima-hash", cmd_ima_hash, "print the security.ima value a file would get",
+	  "[-a ALGO] FILE..." },
+	{ "clear", cmd_clear, "remove security.ima and security.evm",
+	  "[-r] [-x] [-j N] PATH..." },
+};
+
+static void usage_all(FILE *fp)
+{
+	fprintf(fp, "Usage: %s COMMAND [OPTION...] [ARG...]\n\nCommands:\n",
+		prog_name);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(fp, "\n'%s COMMAND --help' shows a command's options; "
+		"man uevm has the details.\n", prog_name);
+}
+
+int main(int argc, char **argv)
+{
+	/* The HMAC key lives in this process: no core dumps, no ptrace by
+	 * other users' processes. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	if (argc < 2) {
+		usage_all(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage_all(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("uevm %s\n", UEVM_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].func(&commands[i], argc - 1, argv + 1);
+	error_msg("unknown command '%s'", argv[1]);
+	usage_all(stderr);
+	return EXIT_USAGE;
+}

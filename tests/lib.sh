@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for integration tests: source it, then call check/expect_*.
+# Every test prints "PASS: name" or "FAIL: name: why" (counted by run-tests.sh).
+set -u
+: "${UEVM:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/default/uevm}"
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# A scratch directory on a filesystem with security.* xattrs (the root fs
+# here), removed on exit.
+T=$(mktemp -d /var/tmp/uevm-test.XXXXXX)
+cleanup_hooks=()
+on_exit() { cleanup_hooks+=("$1"); }
+_cleanup() {
+	local h
+	for h in "${cleanup_hooks[@]}"; do eval "$h"; done
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1${2:+: $2}"; }
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "command failed: $*"; fi
+}
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+# expect_rc NAME RC CMD...: passes when CMD exits with RC.
+expect_rc() {
+	local name=$1 want=$2; shift 2
+	"$@" >/dev/null 2>&1
+	local rc=$?
+	if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name" "exit $rc, wanted $want: $*"; fi
+}
+# expect_match NAME REGEX TEXT
+expect_match() {
+	if grep -qE -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no match for /$2/ in: $3"; fi
+}
+
+# xattr value as hex without 0x, or empty when absent.
+xattr_hex() {	# name path
+	getfattr -h --absolute-names -n "$1" -e hex "$2" 2>/dev/null |
+		sed -n "s/^$1=0x//p"
+}
+
+# A 32-byte test key (never a production key).
+make_key() {	# path
+	head -c 32 /dev/urandom >"$1"
+	chmod 600 "$1"
+}
