@@ -27,6 +27,7 @@ ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARNINGS) $(SANFLAGS) \
                -fstack-protector-strong -D_FORTIFY_SOURCE=2 $(CFLAGS)
 LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 LDLIBS      := -lcrypto -lkeyutils -lpthread
+# Areas that need further libraries add them here, one line each.
 LDFLAGS     += $(SANFLAGS)
 
 SOVERSION   := 0
@@ -108,7 +109,7 @@ install: all
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libuevm.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libuevm.so.$(SOVERSION)
 	ln -sf libuevm.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libuevm.so
-	install -m 644 include/uevm/uevm.h $(DESTDIR)$(INCDIR)/uevm/uevm.h
+	install -m 644 include/uevm/*.h $(DESTDIR)$(INCDIR)/uevm/
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 

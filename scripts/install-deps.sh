@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Installs the Debian 12 packages that uevm's build, tests and demo need.
+# Safe to run again: it only calls apt-get for packages that are missing.
+set -eu
+
+# One package a line; a comment says what needs it.
+PACKAGES="
+build-essential
+pkg-config
+libssl-dev
+libkeyutils-dev
+keyutils
+attr
+openssl
+ima-evm-utils
+e2fsprogs
+util-linux
+clang
+"
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run 'make deps' as root, or install them yourself" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
