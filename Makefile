@@ -9,11 +9,15 @@ MANDIR      ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR     ?=
 
-# B: the build directory; a sanitizer build uses its own (make SANITIZE=1).
+# B: the build directory; a sanitizer build uses its own: SANITIZE=1 for
+# AddressSanitizer + UndefinedBehaviorSanitizer, SANITIZE=thread for TSan.
 SANITIZE    ?=
 ifeq ($(SANITIZE),1)
 B           ?= build/san
 SANFLAGS    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SANITIZE),thread)
+B           ?= build/tsan
+SANFLAGS    := -fsanitize=thread -fno-omit-frame-pointer
 else
 B           ?= build/default
 SANFLAGS    :=
@@ -28,6 +32,11 @@ ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARNINGS) $(SANFLAGS) \
 LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 LDLIBS      := -lcrypto -lkeyutils -lpthread
 # Areas that need further libraries add them here, one line each.
+LDLIBS      += -lsodium
+LDLIBS      += -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc
+LDLIBS      += -laudit
+LDLIBS      += $(shell pkg-config --libs fuse3)
+LIB_CFLAGS  += $(shell pkg-config --cflags fuse3)
 LDFLAGS     += $(SANFLAGS)
 
 SOVERSION   := 0
@@ -53,6 +62,7 @@ help:
 	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
+	@echo "make bench-uevmfs  uevmfs against the native fs: read/write MB/s, open/stat latency (root)"
 	@echo "make install   install into DESTDIR/PREFIX (default /usr/local)"
 
 $(B)/lib/%.o: lib/%.c $(HDRS)
@@ -89,7 +99,8 @@ deps:
 check: deps
 	$(MAKE) all
 	$(MAKE) all SANITIZE=1
-	tests/run-tests.sh build/default build/san
+	$(MAKE) all SANITIZE=thread
+	tests/run-tests.sh build/default build/san build/tsan
 
 # Tests against the current build only, without installing packages.
 check-fast: all
@@ -113,7 +124,74 @@ install: all
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
+# Opt-in: `make install EVMCTL_LINK=1` also installs evmctl -> uevm, which
+# then runs in its evmctl-compatible mode (uevm-evmctl(1)).
+EVMCTL_LINK ?=
+.PHONY: install-evmctl-link
+install: install-evmctl-link
+install-evmctl-link:
+ifeq ($(EVMCTL_LINK),1)
+	install -d $(DESTDIR)$(BINDIR)
+	ln -sfn uevm $(DESTDIR)$(BINDIR)/evmctl
+endif
+
+# uevmfs, the FUSE stacking filesystem: a second binary from programs/uevmfs/.
+UEVMFS_SRC  := $(sort $(wildcard programs/uevmfs/*.c))
+UEVMFS_OBJ  := $(UEVMFS_SRC:%.c=$(B)/%.o)
+UEVMFS      := $(B)/uevmfs
+.PHONY: install-uevmfs uninstall-uevmfs bench-uevmfs
+all: $(UEVMFS)
+install: install-uevmfs
+$(B)/programs/uevmfs/%.o: programs/uevmfs/%.c $(HDRS) $(wildcard programs/uevmfs/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags fuse3) -c -o $@ $<
+$(UEVMFS): $(UEVMFS_OBJ) $(STATIC_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(STATIC_LIB) $(LDLIBS)
+install-uevmfs: $(UEVMFS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 755 $(UEVMFS) $(DESTDIR)$(BINDIR)/uevmfs
+	install -m 644 man/uevmfs.8 $(DESTDIR)$(MANDIR)/man8/
+uninstall: uninstall-uevmfs
+uninstall-uevmfs:
+	rm -f $(DESTDIR)$(BINDIR)/uevmfs $(DESTDIR)$(MANDIR)/man8/uevmfs.8
+bench-uevmfs: all
+	bench/uevmfs.sh $(B)
+
+# uevmd, the fanotify daemon: a second binary from daemon/, its systemd unit
+# from dist/.  `make bench-uevmd` runs bench/uevmd.sh (root, loop mount).
+UEVMD_SRC   := $(sort $(wildcard daemon/*.c))
+UEVMD_OBJ   := $(UEVMD_SRC:%.c=$(B)/%.o)
+UEVMD       := $(B)/uevmd
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+.PHONY: install-uevmd uninstall-uevmd bench-uevmd
+all: $(UEVMD) $(B)/uevmd.service
+install: install-uevmd
+$(B)/daemon/%.o: daemon/%.c $(HDRS) $(wildcard daemon/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
+$(B)/uevmd.service: dist/uevmd.service.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
+install-uevmd: $(UEVMD) $(B)/uevmd.service
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/uevm
+	install -m 755 $(UEVMD) $(DESTDIR)$(BINDIR)/uevmd
+	install -m 644 man/uevmd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 $(B)/uevmd.service $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service
+	install -m 644 dist/uevmd.conf $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+uninstall: uninstall-uevmd
+uninstall-uevmd:
+	rm -f $(DESTDIR)$(BINDIR)/uevmd $(DESTDIR)$(MANDIR)/man8/uevmd.8 \
+	      $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service \
+	      $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+bench-uevmd: all
+	bench/uevmd.sh $(B)
+
 uninstall:
+	[ "$$(readlink $(DESTDIR)$(BINDIR)/evmctl 2>/dev/null)" != uevm ] || \
+		rm -f $(DESTDIR)$(BINDIR)/evmctl
 	rm -f $(DESTDIR)$(BINDIR)/uevm $(DESTDIR)$(LIBDIR)/libuevm.a \
 	      $(DESTDIR)$(LIBDIR)/libuevm.so $(DESTDIR)$(LIBDIR)/libuevm.so.$(SOVERSION) \
 	      $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc

@@ -75,6 +75,7 @@ UEVM_EXPORT void uevm_ctx_free(struct uevm_ctx *ctx)
 	if (!ctx)
 		return;
 	uevm_key_free(ctx->key);
+	uevm_certset_free(ctx->certs);
 	free(ctx->xattrs);
 	free(ctx);
 }

@@ -77,11 +77,17 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 {
 	int ret;
 
+	struct stat st;
+
+	/* The object's current metadata: it may have changed (chmod, chown
+	 * through a hook) since it was opened. */
+	if (fstat(f->fd, &st) < 0)
+		return uevm_err(errno, "stat failed: %m");
 	memset(misc, 0, sizeof(*misc));
-	misc->ino = f->st.st_ino;
-	misc->uid = f->st.st_uid;
-	misc->gid = f->st.st_gid;
-	misc->mode = (uint16_t)f->st.st_mode;
+	misc->ino = st.st_ino;
+	misc->uid = st.st_uid;
+	misc->gid = st.st_gid;
+	misc->mode = (uint16_t)st.st_mode;
 	misc->m32 = ctx->cfg.m32;
 	ret = uevm_file_generation(f, &misc->generation);
 	if (ret)
@@ -102,6 +108,59 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 	return 0;
 }
 
+/*
+ * The protected xattrs as evm_calc_hmac_or_hash walks them; shared by the
+ * HMAC and the signature hash so that both cover exactly the same bytes.
+ */
+int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, evm_update_fn update, void *arg,
+		       bool *ima_present)
+{
+	uint8_t *buf = NULL;
+	size_t bufsize = 0;
+	int found = 0;
+	int ret = 0;
+
+	*ima_present = false;
+	for (size_t i = 0; i < ctx->nxattrs; i++) {
+		const char *name = ctx->xattrs[i];
+		const uint8_t *val = req_value;
+		size_t len = req_len;
+
+		if (req_name && !strcmp(name, req_name)) {
+			/* The value being set replaces the stored one. */
+			if (!req_value)
+				continue;
+		} else {
+			ssize_t n = uevm_getxattr_alloc(f, name, &buf, &bufsize);
+
+			if (n == -ENODATA || n == -EOPNOTSUPP)
+				continue;
+			if (n < 0) {
+				ret = uevm_err((int)-n, "cannot read %s: %s", name,
+					       strerror((int)-n));
+				break;
+			}
+			val = buf;
+			len = (size_t)n;
+		}
+		ret = update(arg, val, len);
+		if (ret)
+			break;
+		found++;
+		if (!strcmp(name, XATTR_NAME_IMA))
+			*ima_present = true;
+	}
+	free(buf);
+	return ret ? ret : found;
+}
+
+static int hmac_update_cb(void *arg, const void *data, size_t len)
+{
+	return uevm_hmac_update(arg, data, len);
+}
+
 UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 				   const struct uevm_file *f,
 				   const char *req_name,
@@ -110,9 +169,7 @@ UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 {
 	struct uevm_hmac_misc misc;
 	struct uevm_hmac h;
-	uint8_t *buf = NULL;
-	size_t bufsize = 0;
-	bool found = false;
+	bool ima_present;
 	int ret;
 
 	if (!ctx->key)
@@ -123,43 +180,13 @@ UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 	ret = uevm_hmac_init(&h, ctx->key);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < ctx->nxattrs; i++) {
-		const char *name = ctx->xattrs[i];
-		ssize_t n;
-
-		if (req_name && !strcmp(name, req_name)) {
-			/* The value being set replaces the stored one. */
-			if (!req_value)
-				continue;
-			found = true;
-			ret = uevm_hmac_update(&h, req_value, req_len);
-			if (ret)
-				goto fail;
-			continue;
-		}
-		n = uevm_getxattr_alloc(f, name, &buf, &bufsize);
-		if (n == -ENODATA || n == -EOPNOTSUPP)
-			continue;
-		if (n < 0) {
-			ret = uevm_err((int)-n, "cannot read %s: %s", name,
-				       strerror((int)-n));
-			goto fail;
-		}
-		found = true;
-		ret = uevm_hmac_update(&h, buf, (size_t)n);
-		if (ret)
-			goto fail;
-	}
-	free(buf);
-	if (!found) {
+	ret = evm_collect_xattrs(ctx, f, req_name, req_value, req_len,
+				 hmac_update_cb, &h, &ima_present);
+	if (ret <= 0) {
 		uevm_hmac_abort(&h);
-		return uevm_err(ENODATA, "no EVM-protected xattr");
+		return ret ? ret : uevm_err(ENODATA, "no EVM-protected xattr");
 	}
 	return add_misc_and_final(&h, &misc, hmac);
-fail:
-	free(buf);
-	uevm_hmac_abort(&h);
-	return ret;
 }
 
 UEVM_EXPORT int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,

@@ -56,6 +56,10 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 		DETAIL("security.evm %s", n == 0 ? "is empty" : strerror((int)-n));
 		goto out;
 	}
+	if (buf[0] == EVM_IMA_XATTR_DIGSIG || buf[0] == EVM_XATTR_PORTABLE_DIGSIG) {
+		st = evm_verify_digsig(ctx, f, buf, (size_t)n, detail, detail_len);
+		goto out;
+	}
 	if (uevm_evm_xattr_parse(buf, (size_t)n, &v) < 0) {
 		st = INTEGRITY_FAIL;
 		DETAIL("security.evm: %s", uevm_last_error());
@@ -84,12 +88,9 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 		explicit_bzero(hmac, sizeof(hmac));
 		break;
 	default:
-		/* Signatures need certificates: without them the kernel
-		 * cannot verify either and the file does not pass. */
-		st = v.type == EVM_XATTR_PORTABLE_DIGSIG ? INTEGRITY_FAIL_IMMUTABLE
-							 : INTEGRITY_FAIL;
-		DETAIL("EVM signature (type 0x%02x) cannot be verified without a certificate",
-		       v.type);
+		/* Signature types went to evm_verify_digsig above. */
+		st = INTEGRITY_FAIL;
+		DETAIL("security.evm: unexpected type 0x%02x", v.type);
 		break;
 	}
 out:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Content hashing through OpenSSL EVP, with large sequential reads. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "lib_private.h"
@@ -8,7 +9,34 @@
 /* 256 KiB keeps the buffer in L2 while amortising the syscall cost. */
 #define HASH_BUF_SIZE (256 * 1024)
 
-static __thread uint8_t *hash_buf;
+/* One read buffer per thread, freed when the thread exits: uevm_walk's
+ * worker threads come and go, and a plain __thread pointer leaked theirs. */
+static pthread_key_t hash_buf_key;
+static int hash_buf_key_err;
+static pthread_once_t hash_buf_once = PTHREAD_ONCE_INIT;
+
+static void hash_buf_key_init(void)
+{
+	hash_buf_key_err = pthread_key_create(&hash_buf_key, free);
+}
+
+static uint8_t *thread_hash_buf(void)
+{
+	uint8_t *buf;
+
+	pthread_once(&hash_buf_once, hash_buf_key_init);
+	if (hash_buf_key_err)
+		return NULL;
+	buf = pthread_getspecific(hash_buf_key);
+	if (!buf) {
+		buf = malloc(HASH_BUF_SIZE);
+		if (buf && pthread_setspecific(hash_buf_key, buf)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	return buf;
+}
 
 UEVM_EXPORT int uevm_hash_buffer(int algo, const void *data, size_t len,
 				 uint8_t *digest)
@@ -26,6 +54,7 @@ UEVM_EXPORT int uevm_hash_buffer(int algo, const void *data, size_t len,
 UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 {
 	const EVP_MD *md = uevm_hash_md(algo);
+	uint8_t *hash_buf;
 	EVP_MD_CTX *ctx;
 	off_t off = 0;
 	int ret = 0;
@@ -33,11 +62,9 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 	if (!md)
 		return uevm_err(ENOPKG, "hash algorithm %s is not available",
 				uevm_hash_algo_name(algo) ?: "(invalid)");
-	if (!hash_buf) {
-		hash_buf = malloc(HASH_BUF_SIZE);
-		if (!hash_buf)
-			return uevm_err(ENOMEM, "out of memory");
-	}
+	hash_buf = thread_hash_buf();
+	if (!hash_buf)
+		return uevm_err(ENOMEM, "out of memory");
 	ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, md, NULL)) {
 		EVP_MD_CTX_free(ctx);

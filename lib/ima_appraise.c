@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib_private.h"
+#include "uevm/sig.h"
 
 /* A change stamp to tell whether the content moved while we hashed it. */
 static bool same_content_stamp(const struct stat *a, const struct stat *b)
@@ -20,7 +21,7 @@ static bool same_content_stamp(const struct stat *a, const struct stat *b)
 }
 
 /* Hash F's content, failing with -ESTALE if it changed meanwhile. */
-static int hash_stable(const struct uevm_file *f, int algo, uint8_t *digest)
+int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest)
 {
 	struct stat before, after;
 	int ret;
@@ -44,11 +45,117 @@ static void set(struct uevm_verdict *v, enum integrity_status st,
 	v->cause = cause;
 }
 
-static int appraise_regular(const struct uevm_ctx *ctx,
-			    const struct uevm_file *f, struct uevm_verdict *v)
+/*
+ * The kernel's appraisal after security.ima was read and v->evm_status is
+ * known: act on the EVM status, then check the value against the content.
+ * DIG caches the collected digest: reused when its algorithm fits, filled
+ * otherwise, so that a hook measuring the file hashes it only once.
+ */
+int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const uint8_t *buf, size_t n, unsigned int flags,
+		       struct ima_digest *dig, struct uevm_verdict *v)
 {
-	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
 	struct uevm_xattr_value iv;
+	int ret = 0;
+
+	(void)ctx;
+	switch (v->evm_status) {
+	case INTEGRITY_PASS:
+	case INTEGRITY_PASS_IMMUTABLE:
+	case INTEGRITY_UNKNOWN:
+		break;
+	case INTEGRITY_NOXATTRS:
+	case INTEGRITY_NOLABEL:
+		set(v, v->evm_status, "missing-HMAC");
+		return ret;
+	case INTEGRITY_FAIL_IMMUTABLE:
+		set(v, INTEGRITY_FAIL_IMMUTABLE, "invalid-fail-immutable");
+		return ret;
+	default:
+		set(v, INTEGRITY_FAIL, "invalid-HMAC");
+		return ret;
+	}
+	v->detail[0] = '\0';
+
+	/* Signatures are checked whole, malformed ones included, with the
+	 * kernel's causes (lib/sig_appraise.c). */
+	if (buf[0] == EVM_IMA_XATTR_DIGSIG)
+		return ima_appraise_digsig(ctx, f, buf, n, dig, v);
+	if (uevm_ima_xattr_parse(buf, (size_t)n, &iv) < 0) {
+		/* The kernel's xattr_verify names a bad value by its type. */
+		const char *cause = buf[0] == IMA_XATTR_DIGEST ||
+				    buf[0] == IMA_XATTR_DIGEST_NG ? "invalid-hash" :
+				    buf[0] == EVM_IMA_XATTR_DIGSIG ? "invalid-signature" :
+				    buf[0] == IMA_VERITY_DIGSIG ? "invalid-verity-signature" :
+				    NULL;
+
+		v->ima_status = cause ? INTEGRITY_FAIL : INTEGRITY_UNKNOWN;
+		set(v, v->ima_status, cause ? cause : "unknown-ima-data");
+		snprintf(v->detail, sizeof(v->detail), "security.ima: %s",
+			 uevm_last_error());
+		return ret;
+	}
+	switch (iv.type) {
+	case IMA_XATTR_DIGEST:
+	case IMA_XATTR_DIGEST_NG:
+		if (flags & IMA_APPRAISE_DIGSIG_REQUIRED &&
+		    v->evm_status != INTEGRITY_PASS_IMMUTABLE) {
+			v->ima_status = INTEGRITY_FAIL;
+			set(v, INTEGRITY_FAIL, "IMA-signature-required");
+			snprintf(v->detail, sizeof(v->detail),
+				 "the policy requires an IMA signature, security.ima holds a hash");
+			return 0;
+		}
+		if (!uevm_hash_algo_available(iv.algo)) {
+			v->ima_status = INTEGRITY_FAIL;
+			set(v, INTEGRITY_FAIL, "invalid-hash");
+			snprintf(v->detail, sizeof(v->detail),
+				 "hash algorithm %s is not available",
+				 uevm_hash_algo_name(iv.algo));
+			return ret;
+		}
+		if (dig->algo != iv.algo) {
+			ret = ima_collect_stable(f, iv.algo, dig->d);
+			if (ret)
+				return ret;
+			dig->algo = iv.algo;
+		}
+		if (memcmp(dig->d, iv.digest, uevm_hash_algo_digest_size(iv.algo))) {
+			v->ima_status = INTEGRITY_FAIL;
+			set(v, INTEGRITY_FAIL, "invalid-hash");
+			snprintf(v->detail, sizeof(v->detail),
+				 "content does not match its %s hash",
+				 uevm_hash_algo_name(iv.algo));
+			return ret;
+		}
+		v->ima_status = INTEGRITY_PASS;
+		/* An immutable EVM signature keeps its status on success. */
+		set(v, v->evm_status == INTEGRITY_PASS_IMMUTABLE ?
+			       INTEGRITY_PASS_IMMUTABLE : INTEGRITY_PASS, NULL);
+		if (v->evm_status == INTEGRITY_UNKNOWN) {
+			set(v, INTEGRITY_UNKNOWN, "unknown");
+			snprintf(v->detail, sizeof(v->detail),
+				 "content matches but EVM status is unknown");
+		}
+		break;
+	case EVM_IMA_XATTR_DIGSIG:
+		ret = ima_appraise_digsig(ctx, f, buf, n, dig, v);
+		break;
+	default:
+		v->ima_status = INTEGRITY_FAIL;
+		set(v, INTEGRITY_FAIL, "invalid-verity-signature");
+		snprintf(v->detail, sizeof(v->detail),
+			 "fs-verity signatures are not supported");
+		break;
+	}
+	return ret;
+}
+
+static int appraise_regular(const struct uevm_ctx *ctx,
+			    const struct uevm_file *f, unsigned int flags,
+			    struct uevm_verdict *v)
+{
+	struct ima_digest dig = { .algo = -1 };
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	ssize_t n;
@@ -56,9 +163,11 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 
 	n = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &buf, &size);
 	if (n == -ENODATA || n == 0) {
-		set(v, INTEGRITY_NOLABEL, "missing-hash");
+		set(v, INTEGRITY_NOLABEL, flags & IMA_APPRAISE_DIGSIG_REQUIRED ?
+			       "IMA-signature-required" : "missing-hash");
 		v->ima_status = INTEGRITY_NOLABEL;
-		snprintf(v->detail, sizeof(v->detail), "no security.ima");
+		snprintf(v->detail, sizeof(v->detail), "%s",
+			 n ? "no security.ima" : "security.ima is empty");
 		/* EVM still tells whether the metadata was touched. */
 		v->evm_status = uevm_evm_verify(ctx, f, NULL, 0);
 		goto out;
@@ -72,81 +181,7 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 	}
 
 	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
-	switch (v->evm_status) {
-	case INTEGRITY_PASS:
-	case INTEGRITY_PASS_IMMUTABLE:
-	case INTEGRITY_UNKNOWN:
-		break;
-	case INTEGRITY_NOXATTRS:
-	case INTEGRITY_NOLABEL:
-		set(v, v->evm_status, "missing-HMAC");
-		goto out;
-	case INTEGRITY_FAIL_IMMUTABLE:
-		set(v, INTEGRITY_FAIL_IMMUTABLE, "invalid-fail-immutable");
-		goto out;
-	default:
-		set(v, INTEGRITY_FAIL, "invalid-HMAC");
-		goto out;
-	}
-	v->detail[0] = '\0';
-
-	if (uevm_ima_xattr_parse(buf, (size_t)n, &iv) < 0) {
-		bool known = buf[0] == IMA_XATTR_DIGEST ||
-			     buf[0] == IMA_XATTR_DIGEST_NG ||
-			     buf[0] == EVM_IMA_XATTR_DIGSIG ||
-			     buf[0] == IMA_VERITY_DIGSIG;
-
-		v->ima_status = known ? INTEGRITY_FAIL : INTEGRITY_UNKNOWN;
-		set(v, v->ima_status, known ? "invalid-hash" : "unknown-ima-data");
-		snprintf(v->detail, sizeof(v->detail), "security.ima: %s",
-			 uevm_last_error());
-		goto out;
-	}
-	switch (iv.type) {
-	case IMA_XATTR_DIGEST:
-	case IMA_XATTR_DIGEST_NG:
-		if (!uevm_hash_algo_available(iv.algo)) {
-			v->ima_status = INTEGRITY_FAIL;
-			set(v, INTEGRITY_FAIL, "invalid-hash");
-			snprintf(v->detail, sizeof(v->detail),
-				 "hash algorithm %s is not available",
-				 uevm_hash_algo_name(iv.algo));
-			goto out;
-		}
-		ret = hash_stable(f, iv.algo, digest);
-		if (ret)
-			goto out;
-		if (memcmp(digest, iv.digest, uevm_hash_algo_digest_size(iv.algo))) {
-			v->ima_status = INTEGRITY_FAIL;
-			set(v, INTEGRITY_FAIL, "invalid-hash");
-			snprintf(v->detail, sizeof(v->detail),
-				 "content does not match its %s hash",
-				 uevm_hash_algo_name(iv.algo));
-			goto out;
-		}
-		v->ima_status = INTEGRITY_PASS;
-		/* An immutable EVM signature keeps its status on success. */
-		set(v, v->evm_status == INTEGRITY_PASS_IMMUTABLE ?
-			       INTEGRITY_PASS_IMMUTABLE : INTEGRITY_PASS, NULL);
-		if (v->evm_status == INTEGRITY_UNKNOWN) {
-			set(v, INTEGRITY_UNKNOWN, "unknown");
-			snprintf(v->detail, sizeof(v->detail),
-				 "content matches but EVM status is unknown");
-		}
-		break;
-	case EVM_IMA_XATTR_DIGSIG:
-		v->ima_status = INTEGRITY_FAIL;
-		set(v, INTEGRITY_FAIL, "invalid-signature");
-		snprintf(v->detail, sizeof(v->detail),
-			 "IMA signature cannot be verified without a certificate");
-		break;
-	default:
-		v->ima_status = INTEGRITY_FAIL;
-		set(v, INTEGRITY_FAIL, "invalid-verity-signature");
-		snprintf(v->detail, sizeof(v->detail),
-			 "fs-verity signatures are not supported");
-		break;
-	}
+	ret = ima_appraise_value(ctx, f, buf, (size_t)n, flags, &dig, v);
 out:
 	free(buf);
 	return ret;
@@ -170,17 +205,30 @@ static const char *evm_cause(enum integrity_status st)
 	}
 }
 
+/* EXTRA: UEVM_CTX_* flags of uevm/sig.h for this call (a policy rule's
+ * appraise_type=imasig), added to the context's. */
+UEVM_EXPORT int uevm_verify_file_flags(const struct uevm_ctx *ctx,
+				       const struct uevm_file *f,
+				       unsigned int extra,
+				       struct uevm_verdict *v)
+{
+	unsigned int flags = (ctx->flags | extra) & UEVM_CTX_IMASIG_REQUIRED ?
+				     IMA_APPRAISE_DIGSIG_REQUIRED : 0;
+
+	memset(v, 0, sizeof(*v));
+	v->ima_status = INTEGRITY_UNKNOWN;
+	if (S_ISREG(f->st.st_mode))
+		return appraise_regular(ctx, f, flags, v);
+	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	set(v, v->evm_status, evm_cause(v->evm_status));
+	return 0;
+}
+
 UEVM_EXPORT int uevm_verify_file(const struct uevm_ctx *ctx,
 				 const struct uevm_file *f,
 				 struct uevm_verdict *v)
 {
-	memset(v, 0, sizeof(*v));
-	v->ima_status = INTEGRITY_UNKNOWN;
-	if (S_ISREG(f->st.st_mode))
-		return appraise_regular(ctx, f, v);
-	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
-	set(v, v->evm_status, evm_cause(v->evm_status));
-	return 0;
+	return uevm_verify_file_flags(ctx, f, 0, v);
 }
 
 UEVM_EXPORT bool uevm_verdict_ok(const struct uevm_file *f,
@@ -200,7 +248,7 @@ UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
 
 	if (!S_ISREG(f->st.st_mode) || !f->io)
 		return uevm_err(EINVAL, "not a regular file");
-	ret = hash_stable(f, ctx->cfg.hash_algo, digest);
+	ret = ima_collect_stable(f, ctx->cfg.hash_algo, digest);
 	if (ret)
 		return ret;
 	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Loading the EVM HMAC key: a raw key file or a user key on the keyring. */
-#include <fcntl.h>
-#include <keyutils.h>
+/* The EVM HMAC key in memory; its forms and sources are in key_*.c. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "lib_private.h"
-
-#define KEYRING_PREFIX "keyring:"
+#include "uevm/keys.h"
 
 /* The kernel copies the key into a 128-byte zero-padded buffer and HMACs
  * with all 128 bytes; as that exceeds SHA-1's block, HMAC hashes it first.
@@ -54,96 +50,11 @@ UEVM_EXPORT int uevm_key_from_bytes(const void *data, size_t len,
 	return 0;
 }
 
-static int key_from_file(const char *path, struct uevm_key **out)
-{
-	uint8_t *buf = uevm_secure_alloc(UEVM_MAX_KEY_SIZE + 1);
-	size_t len = 0;
-	struct stat st;
-	int fd, ret;
-
-	if (!buf)
-		return uevm_err(ENOMEM, "cannot allocate locked memory for the key");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		ret = uevm_err(errno, "cannot open key file %s: %m", path);
-		goto out;
-	}
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		ret = uevm_err(EINVAL, "key file %s is not a regular file", path);
-		goto out;
-	}
-	/* Read one byte more than allowed to detect oversized files. */
-	while (len < UEVM_MAX_KEY_SIZE + 1) {
-		ssize_t n = read(fd, buf + len, UEVM_MAX_KEY_SIZE + 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = uevm_err(errno, "cannot read key file %s: %m", path);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len == 0) {
-		ret = uevm_err(EINVAL, "key file %s is empty", path);
-		goto out;
-	}
-	if (len > UEVM_MAX_KEY_SIZE) {
-		ret = uevm_err(EINVAL, "key file %s is larger than %d bytes",
-			       path, UEVM_MAX_KEY_SIZE);
-		goto out;
-	}
-	ret = uevm_key_from_bytes(buf, len, out);
-out:
-	if (fd >= 0)
-		close(fd);
-	uevm_secure_free(buf, UEVM_MAX_KEY_SIZE + 1);
-	return ret;
-}
-
-static int key_from_keyring(const char *desc, struct uevm_key **out)
-{
-	uint8_t *buf = uevm_secure_alloc(UEVM_MAX_KEY_SIZE + 1);
-	key_serial_t id;
-	long n;
-	int ret;
-
-	if (!buf)
-		return uevm_err(ENOMEM, "cannot allocate locked memory for the key");
-	id = request_key("user", desc, NULL, 0);
-	if (id < 0)
-		id = keyctl_search(KEY_SPEC_USER_KEYRING, "user", desc, 0);
-	if (id < 0) {
-		ret = uevm_err(errno == EKEYREVOKED || errno == EKEYEXPIRED ?
-				       errno : ENOKEY,
-			       "no user key '%s' on the keyring: %m", desc);
-		goto out;
-	}
-	n = keyctl_read(id, (char *)buf, UEVM_MAX_KEY_SIZE + 1);
-	if (n < 0) {
-		ret = uevm_err(errno, "cannot read key '%s': %m", desc);
-		goto out;
-	}
-	if (n == 0 || n > UEVM_MAX_KEY_SIZE) {
-		ret = uevm_err(EINVAL, "key '%s' has %ld bytes; 1 to %d are allowed",
-			       desc, n, UEVM_MAX_KEY_SIZE);
-		goto out;
-	}
-	ret = uevm_key_from_bytes(buf, (size_t)n, out);
-out:
-	uevm_secure_free(buf, UEVM_MAX_KEY_SIZE + 1);
-	return ret;
-}
-
+/* Every form (raw file, keyring, passphrase, TPM, kernel blob) is handled
+ * by uevm_key_load_ex() in key_spec.c. */
 UEVM_EXPORT int uevm_key_load(const char *spec, struct uevm_key **out)
 {
-	if (!spec || !*spec)
-		return uevm_err(EINVAL, "no HMAC key given");
-	if (!strncmp(spec, KEYRING_PREFIX, strlen(KEYRING_PREFIX)))
-		return key_from_keyring(spec + strlen(KEYRING_PREFIX), out);
-	return key_from_file(spec, out);
+	return uevm_key_load_ex(spec, NULL, out, NULL);
 }
 
 UEVM_EXPORT void uevm_key_free(struct uevm_key *key)

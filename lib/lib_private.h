@@ -46,7 +46,48 @@ struct uevm_ctx {
 	struct uevm_key *key;
 	const char **xattrs;	/* protected list, NULL-terminated */
 	size_t nxattrs;
+	struct uevm_certset *certs;	/* signature checks (lib/sig_*.c) */
+	unsigned int flags;		/* UEVM_CTX_* of uevm/sig.h */
 };
+
+/* A digest collected from a file's content. */
+struct ima_digest {
+	int algo;		/* -1: none yet */
+	uint8_t d[UEVM_MAX_DIGEST_SIZE];
+};
+
+/* ima_appraise_value flags (the kernel's IMA_DIGSIG_REQUIRED value). */
+#define IMA_APPRAISE_DIGSIG_REQUIRED 0x01000000
+
+/* Appraise security.ima (BUF, N) of F given v->evm_status; see
+ * ima_appraise.c.  Fills v->status, ima_status, cause and detail. */
+int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const uint8_t *buf, size_t n, unsigned int flags,
+		       struct ima_digest *dig, struct uevm_verdict *v);
+/* Hash F's content with ALGO; -ESTALE if it changed meanwhile. */
+int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest);
+
+/* Signatures (lib/sig_*.c).  The EVM data walk shared by the HMAC and
+ * the signature hash: each protected value of F in list order (REQ_NAME's
+ * replaced by REQ_VALUE, dropped when that is NULL) goes to UPDATE.
+ * Returns how many were fed; *ima_present says if security.ima was. */
+struct uevm_certset;
+void uevm_certset_free(struct uevm_certset *set);
+typedef int (*evm_update_fn)(void *arg, const void *data, size_t len);
+int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, evm_update_fn update, void *arg,
+		       bool *ima_present);
+/* evm_verify_hmac for a signature value (types 0x03, 0x05). */
+enum integrity_status evm_verify_digsig(const struct uevm_ctx *ctx,
+					const struct uevm_file *f,
+					const uint8_t *val, size_t len,
+					char *detail, size_t detail_len);
+/* ima_appraise's EVM_IMA_XATTR_DIGSIG branch: hash F with the
+ * signature's algorithm and check the signature; fills V. */
+int ima_appraise_digsig(const struct uevm_ctx *ctx, const struct uevm_file *f,
+			const uint8_t *val, size_t len,
+			struct ima_digest *dig, struct uevm_verdict *v);
 
 /* Constant-time comparison. */
 int uevm_memneq(const void *a, const void *b, size_t n);

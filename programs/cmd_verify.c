@@ -126,8 +126,10 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 
 int cmd_verify(const struct command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = { COMMON_LONG, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = { COMMON_LONG, SIG_VERIFY_LONG,
+						  { NULL, 0, NULL, 0 } };
 	struct common_opts o;
+	struct sig_verify_opts so = { 0 };
 	struct verify_state s = { .first_json = true };
 	struct uevm_ctx *ctx;
 	unsigned long failed, errors;
@@ -139,6 +141,8 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 			usage(cmd, stdout);
 			return 0;
 		}
+		if (sig_verify_opt(&so, c, optarg) > 0)
+			continue;
 		if (common_opt(&o, c, optarg) <= 0 || c == 'a') {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
@@ -149,8 +153,14 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
-	if (common_ctx(&o, true, &ctx))
+	/* Certificates alone are enough for signed trees. */
+	if (common_ctx(&o, so.ncerts == 0, &ctx))
 		return EXIT_USAGE;
+	if (sig_verify_apply(&so, ctx)) {
+		uevm_ctx_free(ctx);
+		return EXIT_USAGE;
+	}
+	sig_verify_opts_free(&so);
 	s.ctx = ctx;
 	s.o = &o;
 	if (o.json)

@@ -94,5 +94,34 @@ int cmd_verify(const struct command *, int, char **);
 int cmd_hmac(const struct command *, int, char **);
 int cmd_ima_hash(const struct command *, int, char **);
 int cmd_clear(const struct command *, int, char **);
+int cmd_key(const struct command *, int, char **);
+int cmd_policy(const struct command *, int, char **);
+int cmd_sign(const struct command *, int, char **);
+int cmd_evmctl(const struct command *, int, char **);
+int cmd_measurements(const struct command *, int, char **);
+int cmd_mount(const struct command *, int, char **);
+/* uevmd's control socket (programs/cmd_uevmd.c). */
+int cmd_status(const struct command *, int, char **);
+int cmd_enable(const struct command *, int, char **);
+int uevmd_policy_load(int argc, char **argv);
+int uevmd_measurements(const struct command *, int, char **);
+
+/* Signatures in `uevm verify` (programs/sig_opts.c). */
+enum { OPT_SIG_CERT = 1100, OPT_SIG_IMASIG, OPT_SIG_FIX_EVM };
+#define SIG_VERIFY_LONG \
+	{ "cert", required_argument, NULL, OPT_SIG_CERT }, \
+	{ "imasig", no_argument, NULL, OPT_SIG_IMASIG }, \
+	{ "fix-evm-sig", no_argument, NULL, OPT_SIG_FIX_EVM }
+struct sig_verify_opts {
+	const char **certs;
+	int ncerts;
+	unsigned int flags;
+};
+struct uevm_ctx;
+int sig_verify_opt(struct sig_verify_opts *so, int c, const char *arg);
+int sig_verify_apply(struct sig_verify_opts *so, struct uevm_ctx *ctx);
+void sig_verify_opts_free(struct sig_verify_opts *so);
+/* The evmctl-compatible command line (argv[0] "evmctl", or `uevm evmctl`). */
+int evmctl_main(int argc, char **argv);
 
 #endif

@@ -159,17 +159,27 @@ int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx)
 		ret = uevm_key_load(o->key_spec, &key);
 		if (ret) {
 			error_msg("HMAC key: %s", uevm_last_error());
-			return ret;
+			goto fail;
 		}
 	} else if (needs_key) {
 		error_msg("no HMAC key: give --hmac-key FILE or --hmac-key keyring:NAME");
-		return -EINVAL;
+		ret = -EINVAL;
+		goto fail;
 	}
 	ret = uevm_ctx_new(&o->cfg, key, ctx);
 	if (ret) {
 		uevm_key_free(key);
 		error_msg("%s", uevm_last_error());
+		goto fail;
 	}
+	return 0;
+fail:
+	/* The callers return at once on failure: release what they would
+	 * have freed after the walk. */
+	free(o->extra_xattrs);
+	o->extra_xattrs = NULL;
+	o->cfg.extra_xattrs = NULL;
+	o->nextra = 0;
 	return ret;
 }
 

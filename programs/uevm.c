@@ -9,13 +9,29 @@ static const struct command commands[] = {
 	{ "label", cmd_label, "write security.ima and security.evm",
 	  "[-r] [-x] [-j N] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY PATH..." },
 	{ "verify", cmd_verify, "check labels; report tampered files",
-	  "[-r] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] --hmac-key KEY PATH..." },
+	  "[-r] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] [--imasig] [--fix-evm-sig] [--hmac-key KEY] [--cert CERT]... PATH..." },
 	{ "hmac", cmd_hmac, "print the security.evm value a file would get",
 	  "[--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
 	{ "ima-hash", cmd_ima_hash, "print the security.ima value a file would get",
 	  "[-a ALGO] FILE..." },
+	{ "sign", cmd_sign, "write IMA/EVM signatures (no HMAC key needed)",
+	  "[-r] [-x] [-j N] [-v] [--imasig] [--evm] [--portable] [--sigv3] -k KEY [--pass-file FILE] [--keyid-from-cert CERT|--keyid HEX] [-a ALGO] [--uuid UUID|none] PATH..." },
+	{ "evmctl", cmd_evmctl, "evmctl-compatible command line (see uevm-evmctl(1))",
+	  "COMMAND [OPTION...]" },
 	{ "clear", cmd_clear, "remove security.ima and security.evm",
 	  "[-r] [-x] [-j N] PATH..." },
+	{ "key", cmd_key, "generate, protect, load and inspect the HMAC key",
+	  "generate|load|status|export|import [OPTION...] (see uevm-key(1))" },
+	{ "policy", cmd_policy, "check an IMA policy file, print a built-in policy",
+	  "check [-v] FILE | show tcb|appraise_tcb|secure_boot|... | load [--socket PATH] FILE" },
+	{ "measurements", cmd_measurements, "show, replay, verify and add to IMA measurement lists",
+	  "show|replay|verify|add [OPTION...] LIST | daemon [OPTION...] (see uevm-measurements(1))" },
+	{ "mount", cmd_mount, "mount a tree through uevmfs(8): EVM and IMA on every access",
+	  "SOURCE MOUNTPOINT [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]" },
+	{ "status", cmd_status, "what the running uevmd(8) enforces, and its counters",
+	  "[--policy] [--socket PATH]" },
+	{ "enable", cmd_enable, "initialise EVM in uevmd(8) (echo 1 > evm), set its mode",
+	  "[--mode enforce|log|fix|off] [--socket PATH]" },
 };
 
 static void usage_all(FILE *fp)
@@ -33,6 +49,11 @@ int main(int argc, char **argv)
 	/* The HMAC key lives in this process: no core dumps, no ptrace by
 	 * other users' processes. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	/* Installed as (a link named) evmctl: evmctl's command line. */
+	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
+						       : argv[0], "evmctl"))
+		return evmctl_main(argc, argv);
 
 	if (argc < 2) {
 		usage_all(stderr);

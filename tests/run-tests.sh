@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Runs every unit test binary and integration script against each build
+# Runs every unit test binary (only stress_* ones for a build/tsan) and integration script against each build
 # directory given (default: build/default) and ends with one line
 # "N passed, N failed".  Each test reports lines "PASS: name" or
 # "FAIL: name: why"; a script or binary that crashes counts as a failure.
@@ -41,8 +41,11 @@ for b in "${builds[@]}"; do
 	export UEVM="$PWD/$b/uevm" UEVM_BUILD="$PWD/$b"
 	for t in "$b"/tests/*; do
 		[ -x "$t" ] || continue
+		# ThreadSanitizer builds run the concurrency tests only.
+		[ "$variant" = tsan ] && [[ "$(basename "$t")" != stress* ]] && continue
 		run_one "$variant/unit/$(basename "$t")" "$t"
 	done
+	[ "$variant" = tsan ] && continue
 	for s in tests/integration/*.sh; do
 		[ -f "$s" ] || continue
 		run_one "$variant/$(basename "$s" .sh)" bash "$s"

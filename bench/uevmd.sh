@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# uevmd against the native filesystem, in one run on the same loop mount:
+#
+#   read storm   open, read and close every file of a labelled tree of
+#                4 KiB files: natively, then under uevmd for the first time
+#                (each file appraised and measured), then again (cached:
+#                the kernel's ignore marks keep the opens out of uevmd)
+#   exec storm   1000 runs of a small binary, natively and under uevmd
+#                once its appraisal is cached
+#
+# Targets (issue 6): cached open <= 1.5x native; the first appraisal of a
+# 4 KiB file <= 200 us; exec <= 1.2x native once cached.  Page cache warm
+# in every run; the policy appraises and measures (software PCRs, the list
+# kept without fdatasync).  Each figure is the median of 3 runs.
+#
+# Usage: bench/uevmd.sh BUILD_DIR     (make bench-uevmd; root)
+#        BENCH_FILES=N (default 2000) files in the tree,
+#        BENCH_EXECS=N (default 1000) execs per run
+set -euo pipefail
+
+die() { echo "bench: $*" >&2; exit 2; }
+[ $# -eq 1 ] || die "usage: $0 BUILD_DIR"
+B=$(realpath -e "$1") || die "no build directory '$1'"
+UEVM=$B/uevm
+UEVMD=$B/uevmd
+SRC=$(cd "$(dirname "$0")" && pwd)
+[ -x "$UEVM" ] && [ -x "$UEVMD" ] || die "build uevm and uevmd first (make)"
+[ "$(id -u)" -eq 0 ] || die "run me as root (fanotify, loop mount)"
+for t in cc mkfs.ext4 mount split; do
+	command -v "$t" >/dev/null || die "$t is missing (scripts/install-deps.sh)"
+done
+N=${BENCH_FILES:-2000}
+EXECS=${BENCH_EXECS:-1000}
+
+WORK=$(mktemp -d /var/tmp/uevmd-bench.XXXXXX)
+MNT=$WORK/mnt
+UEVMD_PID=
+cleanup() {
+	if [ -n "$UEVMD_PID" ]; then kill "$UEVMD_PID" 2>/dev/null; wait "$UEVMD_PID" 2>/dev/null || true; fi
+	if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT" || umount -l "$MNT"; fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cc -O2 -o "$WORK/storm" "$SRC/uevmd-storm.c" || die "cannot build the load generator"
+truncate -s 512M "$WORK/img"
+mkfs.ext4 -q -F -I 256 "$WORK/img"
+mkdir "$MNT"
+mount -o loop "$WORK/img" "$MNT"
+mkdir -p "$MNT/tree" "$MNT/bin"
+head -c $((N * 4096)) /dev/urandom | (cd "$MNT/tree" && split -b 4096 -a 5 -d - f)
+cp "$(type -P true)" "$MNT/bin/true"
+(umask 077 && head -c 32 /dev/urandom >"$WORK/key")
+"$UEVM" label -r --hmac-key "$WORK/key" "$MNT/tree" "$MNT/bin"
+find "$MNT/tree" -type f | sort >"$WORK/list"
+cat >"$WORK/policy" <<'EOF'
+measure func=BPRM_CHECK
+measure func=FILE_CHECK mask=MAY_READ
+appraise func=BPRM_CHECK
+appraise func=FILE_CHECK
+EOF
+cat >"$WORK/uevmd.conf" <<EOF
+mount = $MNT
+policy = $WORK/policy
+key = $WORK/key
+control_socket = $WORK/uevmd.sock
+control_tree = none
+log_file = $WORK/uevmd.log
+audit_syslog = no
+measurement_list = $WORK/measurements
+measurement_sync = no
+EOF
+
+start_uevmd() {
+	"$UEVMD" -c "$WORK/uevmd.conf" >>"$WORK/uevmd.out" 2>&1 &
+	UEVMD_PID=$!
+	for _ in $(seq 1 200); do
+		"$UEVM" status --socket "$WORK/uevmd.sock" 2>/dev/null | grep -q '^state: running' && return 0
+		sleep 0.05
+	done
+	die "uevmd did not start: $(tail -n 5 "$WORK/uevmd.out")"
+}
+stop_uevmd() {
+	kill "$UEVMD_PID"
+	wait "$UEVMD_PID" 2>/dev/null || true
+	UEVMD_PID=
+}
+# ns per operation of one storm run (fails the benchmark if anything failed)
+storm() {
+	local out
+	out=$("$WORK/storm" "$@") || die "storm $* failed: $out"
+	awk '/^ns/ { ns = $2 } /^ops/ { ops = $2 } END { printf "%.0f\n", ns / ops }' <<<"$out"
+}
+median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+meets() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "yes" : "NO" }'; }
+
+echo "uevmd benchmark: $N files of 4 KiB, $EXECS execs of $(basename "$(type -P true)"), $(nproc) CPUs, $(uname -r)"
+storm open "$WORK/list" 1 >/dev/null	# warm the page cache
+
+# ---- native ---------------------------------------------------------------
+n1=$(storm open "$WORK/list" 1); n2=$(storm open "$WORK/list" 1); n3=$(storm open "$WORK/list" 1)
+native_open=$(median3 "$n1" "$n2" "$n3")
+e1=$(storm exec "$MNT/bin/true" $EXECS); e2=$(storm exec "$MNT/bin/true" $EXECS)
+e3=$(storm exec "$MNT/bin/true" $EXECS)
+native_exec=$(median3 "$e1" "$e2" "$e3")
+
+# ---- uevmd: first appraisal (a fresh daemon each run: empty cache, no marks)
+f=()
+for _ in 1 2 3; do
+	start_uevmd
+	f+=("$(storm open "$WORK/list" 1)")
+	stop_uevmd
+done
+first_open=$(median3 "${f[@]}")
+
+# ---- uevmd: cached opens and execs -----------------------------------------
+start_uevmd
+storm open "$WORK/list" 1 >/dev/null
+storm exec "$MNT/bin/true" 1 >/dev/null
+events0=$("$UEVM" status --socket "$WORK/uevmd.sock" | awk '/^events:/ { print $2 }')
+c1=$(storm open "$WORK/list" 1); c2=$(storm open "$WORK/list" 1); c3=$(storm open "$WORK/list" 1)
+cached_open=$(median3 "$c1" "$c2" "$c3")
+x1=$(storm exec "$MNT/bin/true" $EXECS); x2=$(storm exec "$MNT/bin/true" $EXECS)
+x3=$(storm exec "$MNT/bin/true" $EXECS)
+cached_exec=$(median3 "$x1" "$x2" "$x3")
+status=$("$UEVM" status --socket "$WORK/uevmd.sock")
+events1=$(awk '/^events:/ { print $2 }' <<<"$status")
+stop_uevmd
+entries=$(grep -o '^measurements: [0-9]*' <<<"$status" | awk '{ print $2 }')
+
+overhead=$((first_open - native_open))
+printf '\n%-44s %10s %10s %8s %s\n' "" "native" "uevmd" "ratio" "target"
+printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, cached (ignore marks)" \
+	"$(us "$native_open")" "$(us "$cached_open")" "$(ratio "$cached_open" "$native_open")x" \
+	"<= 1.5x: $(meets "$(ratio "$cached_open" "$native_open")" 1.5)"
+printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, first appraisal (4 KiB)" \
+	"$(us "$native_open")" "$(us "$first_open")" "$(ratio "$first_open" "$native_open")x" \
+	"<= 200 us: $(meets "$first_open" 200000)"
+printf '%-44s %8s    %8s us\n' "  of which uevmd's appraisal + measurement" "" "$(us "$overhead")"
+printf '%-44s %8s us %8s us %8s %s\n' "fork+exec+wait of a small binary, cached" \
+	"$(us "$native_exec")" "$(us "$cached_exec")" "$(ratio "$cached_exec" "$native_exec")x" \
+	"<= 1.2x: $(meets "$(ratio "$cached_exec" "$native_exec")" 1.2)"
+echo
+echo "permission events reaching uevmd during the cached storms ($((3 * N)) opens, $((3 * EXECS)) execs): $((events1 - events0))"
+echo "measurement list: $entries entries; $(grep -o 'cache: .*' <<<"$status")"

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uevmd: start-up and shutdown.
+ *
+ * Everything the daemon reads from files - configuration, key, policy,
+ * certificates, the measurement list, the log file - is opened before the
+ * first mark is placed, so none of it can wait for the daemon's own answer.
+ * Change tracking starts before enforcement, so that no legitimate write
+ * made after the first enforced open goes unnoticed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include "uevm/keys.h"
+#include "uevm/sig.h"
+#include "uevmd.h"
+
+static struct uevmd daemon_state = { .perm_fd = -1, .notif_fd = -1, .stop_efd = -1 };
+struct uevmd *D = &daemon_state;
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: uevmd [-c CONFIG] [-o KEY=VALUE]... [-f] [--check]\n"
+		"EVM/IMA appraisal and measurement for native mounts (fanotify).\n\n"
+		"  -c, --config FILE   configuration (default %s)\n"
+		"  -o KEY=VALUE        override a configuration key\n"
+		"  -f, --foreground    also log to stderr\n"
+		"      --check         load configuration, key and policy, then exit\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       print the version\n"
+		"See uevmd(8).\n", UEVMD_DEFAULT_CONFIG);
+}
+
+static int read_file(const char *path, char **out, size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (16 << 20)) {
+		close(fd);
+		return -EINVAL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, (size_t)st.st_size);
+	close(fd);
+	if (n != st.st_size) {
+		free(buf);
+		return -EIO;
+	}
+	*out = buf;
+	*len = (size_t)n;
+	return 0;
+}
+
+static int load_policy(void)
+{
+	const char *spec = D->cfg.policy ? D->cfg.policy : "builtin:appraise_tcb";
+	unsigned int line = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (!strncmp(spec, "builtin:", 8)) {
+		ret = ima_policy_builtin(spec + 8, &D->policy);
+	} else {
+		ret = read_file(spec, &text, &len);
+		if (ret) {
+			ulog(LOG_ERR, "policy %s: %s", spec, strerror(-ret));
+			return ret;
+		}
+		ret = ima_policy_parse_lines(text, len, &D->policy, &line);
+		free(text);
+	}
+	if (ret) {
+		ulog(LOG_ERR, "policy %s: %s", spec, uevm_last_error());
+		return ret;
+	}
+	D->policy_source = strdup(spec);
+	return 0;
+}
+
+static int setup_integrity(void)
+{
+	struct integrity_sys_config scfg = { 0 };
+	struct uevm_config ucfg;
+	struct uevm_key_load_opts ko;
+	struct uevm_key *key = NULL;
+	struct uevm_ctx *ctx;
+	int ret;
+
+	uevm_config_init(&ucfg);
+	if (D->cfg.hash) {
+		ret = uevm_hash_algo_by_name(D->cfg.hash);
+		if (ret < 0) {
+			ulog(LOG_ERR, "hash: unknown algorithm '%s'", D->cfg.hash);
+			return ret;
+		}
+		ucfg.hash_algo = ret;
+	}
+	if (D->cfg.key) {
+		uevm_key_load_opts_init(&ko);
+		ko.tcti = D->cfg.tcti;
+		ret = uevm_key_load_ex(D->cfg.key, &ko, &key, NULL);
+		if (ret) {
+			ulog(LOG_ERR, "key %s: %s", D->cfg.key, uevm_last_error());
+			return ret;
+		}
+		uevm_key_fingerprint(key, D->key_fpr);
+	}
+	ret = uevm_ctx_new(&ucfg, key, &ctx);
+	if (ret) {
+		uevm_key_free(key);
+		ulog(LOG_ERR, "%s", uevm_last_error());
+		return ret;
+	}
+	for (int i = 0; i < D->cfg.ncerts; i++)
+		if ((ret = uevm_ctx_add_certs(ctx, D->cfg.certs[i]))) {
+			ulog(LOG_ERR, "cert %s: %s", D->cfg.certs[i], uevm_last_error());
+			uevm_ctx_free(ctx);
+			return ret;
+		}
+	scfg.mode = D->cfg.mode;
+	scfg.cache_capacity = D->cfg.cache_size;
+	/* Records go through the daemon's logger, after the answers. */
+	scfg.audit.integrity_audit = D->cfg.integrity_audit;
+	scfg.audit.sink = log_audit_sink;
+	ret = integrity_sys_new(&scfg, ctx, &D->sys);
+	if (ret) {
+		ulog(LOG_ERR, "%s", uevm_last_error());
+		return ret;
+	}
+	if (key && D->cfg.evm_init) {
+		struct integrity_cred self;
+
+		integrity_cred_self(&self);
+		self.cap_effective = ~0ULL;
+		ret = integrity_sys_evm_write(D->sys, &self, EVM_INIT_HMAC);
+		if (ret) {
+			ulog(LOG_ERR, "evm: %s", uevm_last_error());
+			return ret;
+		}
+	}
+	ret = load_policy();
+	if (ret)
+		return ret;
+	integrity_sys_set_policy(D->sys, D->policy);
+	return 0;
+}
+
+static int setup_measurements(void)
+{
+	struct ima_ml_config mc;
+	int ret;
+
+	ima_ml_config_init(&mc);
+	mc.path = D->cfg.measurements;
+	mc.pcr = D->cfg.pcr;
+	if (D->cfg.template_name)
+		mc.template_name = D->cfg.template_name;
+	mc.tcti = D->cfg.tcti;
+	mc.no_sync = !D->cfg.ml_sync;
+	mc.rotate_stale = D->cfg.ml_rotate_stale;
+	ret = ima_ml_open(&mc, &D->ml);
+	if (ret) {
+		ulog(LOG_ERR, "measurement list%s%s: %s", mc.path ? " " : "",
+		     mc.path ? mc.path : "", uevm_last_error());
+		return ret;
+	}
+	integrity_sys_set_measurements(D->sys, D->ml);
+	return 0;
+}
+
+/* Open the watched paths (marks come later): fds for open_by_handle_at. */
+static int open_watch(const char *path, bool filesystem)
+{
+	struct uevmd_mark *m = &D->marks[D->nmarks];
+	struct statfs sfs;
+	struct stat st;
+
+	m->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m->fd < 0 || fstat(m->fd, &st) < 0 || fstatfs(m->fd, &sfs) < 0) {
+		ulog(LOG_ERR, "%s: %m", path);
+		return -errno;
+	}
+	m->path = strdup(path);
+	m->filesystem = filesystem;
+	memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
+	m->dev = st.st_dev;
+	D->nmarks++;
+	return 0;
+}
+
+static void teardown(void)
+{
+	bool all_stopped;
+
+	sd_notifyf("STOPPING=1");
+	/* Label updates first, while the reader still answers their opens. */
+	notify_stop();
+	atomic_store(&D->stopping, 1);
+	if (D->stop_efd >= 0 && write(D->stop_efd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		ulog(LOG_ERR, "eventfd: %m");
+	all_stopped = perm_stop();
+	watchdog_stop();
+	control_stop();
+	/* Closing the group allows whatever is still pending. */
+	if (D->perm_fd >= 0)
+		close(D->perm_fd);
+	if (D->notif_fd >= 0)
+		close(D->notif_fd);
+	D->perm_fd = D->notif_fd = -1;
+	tree_unmount();
+	if (atomic_load(&D->running))
+		ulog(LOG_NOTICE, "stopped");
+	log_stop();
+	if (!all_stopped)
+		return;		/* a stuck worker may still use what follows */
+	if (D->sys)
+		integrity_sys_free(D->sys);
+	tree_free();
+	if (D->ml)
+		ima_ml_close(D->ml);
+	ima_policy_free(D->policy);
+	free(D->policy_source);
+	for (int i = 0; i < D->nmarks; i++) {
+		close(D->marks[i].fd);
+		free(D->marks[i].path);
+	}
+	uevmd_config_free(&D->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *overrides[64];
+	int noverrides = 0, c, ret, sig;
+	bool check = false, fg = false;
+	sigset_t set;
+
+	D->config_path = UEVMD_DEFAULT_CONFIG;
+	while ((c = getopt_long(argc, argv, "c:o:fhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			D->config_path = optarg;
+			break;
+		case 'o':
+			if (noverrides == 64 || !strchr(optarg, '=')) {
+				usage(stderr);
+				return 2;
+			}
+			overrides[noverrides++] = optarg;
+			break;
+		case 'f':
+			fg = true;
+			break;
+		case 'C':
+			check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("uevmd %s\n", UEVM_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	/* The HMAC key lives in this process. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	umask(077);
+	D->pid = getpid();
+	D->start_ns = real_ns();
+	pthread_mutex_init(&D->policy_lock, NULL);
+	own_tid_register();
+
+	uevmd_config_defaults(&D->cfg);
+	if (uevmd_config_load(D->config_path, &D->cfg))
+		return 2;
+	for (int i = 0; i < noverrides; i++) {
+		char key[64];
+		const char *eq = strchr(overrides[i], '=');
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - overrides[i]), overrides[i]);
+		if (uevmd_config_set(&D->cfg, key, eq + 1)) {
+			fprintf(stderr, "uevmd: -o %s: unknown key or invalid value\n", overrides[i]);
+			return 2;
+		}
+	}
+	if (fg)
+		D->cfg.log_stderr = true;
+	if (!D->cfg.fail_open_ok) {
+		fprintf(stderr, "uevmd: on_exit = refuse: when uevmd exits or is killed, the "
+			"kernel allows every pending and later open (fanotify has no "
+			"fail-closed mode); refusing to start.  Hosts that need "
+			"fail-closed enforcement need the kernel's EVM and IMA.\n");
+		return 1;
+	}
+	if (!D->cfg.nmounts && !D->cfg.nfilesystems) {
+		fprintf(stderr, "uevmd: %s: no 'mount' or 'filesystem' to watch\n", D->config_path);
+		return 2;
+	}
+
+	/* Threads inherit this mask: only the main thread takes signals. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* A read lease taken to count writers may be broken: no signal. */
+	signal(SIGIO, SIG_IGN);
+
+	D->stop_efd = eventfd(0, EFD_CLOEXEC);
+	if (D->stop_efd < 0 || log_start())
+		return 1;
+	if ((ret = setup_integrity()) || (ret = setup_measurements()))
+		goto fail;
+	if (check) {
+		printf("uevmd: configuration, key and policy load (%zu rules)\n",
+		       ima_policy_count(D->policy));
+		teardown();
+		return 0;
+	}
+	for (int i = 0; i < D->cfg.nmounts; i++)
+		if ((ret = open_watch(D->cfg.mounts[i], false)))
+			goto fail;
+	for (int i = 0; i < D->cfg.nfilesystems; i++)
+		if ((ret = open_watch(D->cfg.filesystems[i], true)))
+			goto fail;
+	if ((ret = tree_start()) || (ret = control_start()))
+		goto fail;
+	if (D->cfg.label_updates && ((ret = notify_init()) || (ret = notify_start())))
+		goto fail;
+	if ((ret = perm_init()) || (ret = perm_start()) || (ret = perm_add_marks()) ||
+	    (ret = watchdog_start()))
+		goto fail;
+	atomic_store(&D->running, 1);
+	ulog(LOG_NOTICE, "running: mode %s, %d watch(es), policy %s",
+	     integrity_mode_name(integrity_sys_mode(D->sys)), D->nmarks, D->policy_source);
+	sd_notifyf("READY=1\nSTATUS=enforcing %d watch(es), mode %s", D->nmarks,
+		   integrity_mode_name(integrity_sys_mode(D->sys)));
+
+	for (;;) {
+		sig = sigwaitinfo(&set, NULL);
+		if (sig == SIGHUP) {
+			ulog(LOG_NOTICE, "SIGHUP: reopening the log file");
+			log_reopen();
+			continue;
+		}
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+	}
+	teardown();
+	return 0;
+fail:
+	teardown();
+	return 1;
+}

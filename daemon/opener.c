@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the opener asked for.  fanotify hands the listener a new O_RDONLY
+ * descriptor for the object, not the opener's file: its flags are the
+ * listener's.  The opener's thread is blocked inside its open syscall
+ * until we answer, so /proc/TID/syscall shows that call and its arguments
+ * (open, openat, creat, openat2 through its struct open_how,
+ * open_by_handle_at, execve).  The access mask is then built as the
+ * kernel's build_open_flags() builds acc_mode for ima_file_check().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <linux/openat2.h>
+#include "uevmd.h"
+
+/* The kernel's ACC_MODE() plus O_TRUNC and O_APPEND, as do_open passes. */
+static int acc_mode(long flags)
+{
+	static const int acc[4] = { MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE,
+				    MAY_READ | MAY_WRITE };
+	int mask = acc[flags & O_ACCMODE];
+
+	if (flags & O_TRUNC)
+		mask |= MAY_WRITE;
+	if (flags & O_APPEND)
+		mask |= MAY_APPEND;
+	return mask;
+}
+
+static bool read_open_how(pid_t tid, uint64_t addr, uint64_t *flags)
+{
+	struct open_how how;
+	struct iovec local = { &how, sizeof(how.flags) };
+	struct iovec remote = { (void *)(uintptr_t)addr, sizeof(how.flags) };
+
+	if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(how.flags))
+		return false;
+	*flags = how.flags;
+	return true;
+}
+
+int opener_access(pid_t tid, int *mask, int *oflags, bool *exec)
+{
+	char path[48], buf[512];
+	unsigned long long a[6] = { 0 };
+	long nr;
+	ssize_t n;
+	int fd, k;
+
+	*mask = MAY_READ;	/* unknown: appraised as a read (never skipped) */
+	*oflags = 0;
+	*exec = false;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	/* The event can reach us before the opener has gone to sleep waiting
+	 * for the answer; until it does, the kernel shows "running". */
+	for (int tries = 0;; tries++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -EIO;
+		buf[n] = '\0';
+		if (strncmp(buf, "running", 7) || tries == 200)
+			break;
+		usleep(tries < 20 ? 0 : 50);
+	}
+	k = sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+		   &a[3], &a[4], &a[5]);
+	if (k < 4)
+		return -ENOENT;	/* still running, or not in a syscall */
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+		*oflags = (int)a[1];
+		break;
+#endif
+#ifdef SYS_creat
+	case SYS_creat:
+		*oflags = O_CREAT | O_WRONLY | O_TRUNC;
+		break;
+#endif
+	case SYS_openat:
+		*oflags = (int)a[2];
+		break;
+#ifdef SYS_openat2
+	case SYS_openat2: {
+		uint64_t f;
+
+		if (!read_open_how(tid, a[2], &f))
+			return -EIO;
+		*oflags = (int)f;
+		break;
+	}
+#endif
+#ifdef SYS_open_by_handle_at
+	case SYS_open_by_handle_at:
+		*oflags = (int)a[2];
+		break;
+#endif
+	case SYS_execve:
+#ifdef SYS_execveat
+	case SYS_execveat:
+#endif
+#ifdef SYS_uselib
+	case SYS_uselib:
+#endif
+		*exec = true;
+		*mask = MAY_EXEC;	/* do_open_execat's acc_mode */
+		return 0;
+	default:
+		return -ENOENT;	/* io_uring, an in-kernel open, ... */
+	}
+	*mask = acc_mode(*oflags);
+	return 0;
+}
+
+static bool has_xattr(int fd, const char *name)
+{
+	return fgetxattr(fd, name, NULL, 0) >= 0 || errno != ENODATA;
+}
+
+/*
+ * A new inode, as the kernel knows from FMODE_CREATED or a create hook:
+ * a regular file with a single link, no security.ima and no security.evm,
+ * born (statx btime) while this daemon runs and at most a minute ago.  An
+ * unlabelled file made while the daemon was stopped is therefore never
+ * taken for a new one (it would be labelled instead of refused).  Where
+ * the filesystem keeps no birth time, only an empty file changed within
+ * that window counts.
+ */
+bool object_is_new(const struct uevm_file *f)
+{
+	struct statx stx;
+	int64_t born, now;
+
+	if (!S_ISREG(f->st.st_mode) || f->st.st_nlink > 1)
+		return false;
+	if (has_xattr(f->fd, XATTR_NAME_IMA) || has_xattr(f->fd, XATTR_NAME_EVM))
+		return false;
+	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &stx) < 0)
+		return false;
+	now = real_ns();
+	if (!(stx.stx_mask & STATX_BTIME)) {
+		/* No birth time (ext4 with 128-byte inodes, ...): only an
+		 * empty file whose inode changed just now passes for new. */
+		if (f->st.st_size)
+			return false;
+		born = (int64_t)f->st.st_ctim.tv_sec * 1000000000LL + f->st.st_ctim.tv_nsec;
+	} else {
+		born = (int64_t)stx.stx_btime.tv_sec * 1000000000LL + stx.stx_btime.tv_nsec;
+	}
+	return born >= D->start_ns && born <= now + 1000000000LL &&
+	       now - born <= 60 * 1000000000LL;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The securityfs-like control tree (evm, evm_xattrs, ima/policy, the
+ * measurement lists, counts), served by the library's own module
+ * (uevm/securityfs.h, shared with uevmfs) at control_tree, default
+ * /run/uevm/security.
+ *
+ * A policy written to ima/policy is installed by that module directly;
+ * the daemon notices the new rules (tree_check_policy, from the control
+ * thread) and drops the ignore marks placed under the old ones.
+ */
+#include <string.h>
+#include "uevm/securityfs.h"
+#include "uevmd.h"
+
+static struct uevm_securityfs *sfs;
+static const struct ima_policy *seen;
+
+int tree_start(void)
+{
+	const char *path = D->cfg.control_tree ? D->cfg.control_tree : UEVMD_DEFAULT_TREE;
+	int ret;
+
+	seen = integrity_sys_policy(D->sys);
+	if (!*path || !strcmp(path, "none"))
+		return 0;
+	ret = uevm_securityfs_new(D->sys, &sfs);
+	if (!ret)
+		ret = uevm_securityfs_mount(sfs, path, NULL);
+	if (ret) {
+		ulog(LOG_ERR, "control tree at %s: %s", path, uevm_last_error());
+		uevm_securityfs_free(sfs);
+		sfs = NULL;
+	}
+	return ret;
+}
+
+void tree_check_policy(void)
+{
+	const struct ima_policy *p = integrity_sys_policy(D->sys);
+
+	if (p == seen)
+		return;
+	seen = p;
+	/* Workers still on the old rules finish, then their marks go. */
+	uevmd_quiesce();
+	perm_flush_ignore_marks();
+	if (p != D->policy)
+		ulog(LOG_NOTICE, "policy replaced through the control tree (%zu rules)",
+		     p ? ima_policy_count(p) : 0);
+}
+
+const char *tree_mountpoint(void)
+{
+	return sfs ? uevm_securityfs_mountpoint(sfs) : NULL;
+}
+
+void tree_unmount(void)
+{
+	if (sfs)
+		uevm_securityfs_unmount(sfs);
+}
+
+/* After integrity_sys_free: the tree owns a policy written to it. */
+void tree_free(void)
+{
+	uevm_securityfs_free(sfs);
+	sfs = NULL;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uevmd: EVM/IMA appraisal and measurement for native mounts through
+ * fanotify.  The daemon only translates kernel events into the integrity
+ * layer's calls (uevm/integrity.h) and the layer's answers into fanotify
+ * responses and marks; every decision is the library's.
+ *
+ * Threads: a reader takes permission events off the fanotify group and
+ * answers the daemon's own at once; workers appraise the rest and answer;
+ * a watchdog answers what is late and pings systemd; a notifier keeps
+ * labels current after legitimate changes; a logger delivers records; a
+ * control thread serves `uevm status|enable|policy load|measurements`.
+ */
+#ifndef UEVMD_H
+#define UEVMD_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <syslog.h>
+#include "uevm/integrity.h"
+#include "uevm/measure.h"
+#include "uevm/policy.h"
+
+#define UEVMD_DEFAULT_CONFIG	"/etc/uevm/uevmd.conf"
+#define UEVMD_DEFAULT_SOCKET	"/run/uevm/uevmd.sock"
+#define UEVMD_DEFAULT_TREE	"/run/uevm/security"
+#define UEVMD_MAX_MARKS		64
+
+/* ---- configuration (config.c) ------------------------------------------ */
+
+enum fan_audit_use { FAN_AUDIT_NONE, FAN_AUDIT_DENY, FAN_AUDIT_ALL };
+
+struct uevmd_config {
+	char *mounts[UEVMD_MAX_MARKS];		/* FAN_MARK_MOUNT */
+	int nmounts;
+	char *filesystems[UEVMD_MAX_MARKS];	/* FAN_MARK_FILESYSTEM */
+	int nfilesystems;
+	char *policy;		/* a file, or "builtin:NAME" */
+	char *key;		/* uevm_key_load_ex spec */
+	char *certs[16];	/* X.509 certificates for signatures */
+	int ncerts;
+	enum integrity_mode mode;
+	bool evm_init;		/* write EVM_INIT_HMAC at start */
+	char *hash;		/* labelling hash algorithm */
+	/* measurement list */
+	char *tcti;		/* NULL: software PCRs */
+	char *measurements;	/* NULL: in memory only */
+	int pcr;
+	char *template_name;
+	bool ml_sync;
+	bool ml_rotate_stale;
+	/* control */
+	char *control_socket;
+	char *control_tree;	/* "" or "none": no tree */
+	/* audit and logs */
+	bool audit_syslog;
+	char *syslog_socket;
+	bool audit_auditd;
+	bool integrity_audit;
+	char *log_file;
+	bool log_stderr;
+	enum fan_audit_use fanotify_audit;
+	/* engine */
+	int workers;
+	unsigned int deadline_ms;
+	bool deadline_allow;	/* a late answer: allow (fail-open) or deny */
+	unsigned int wedged_sec;	/* stop systemd pings after this */
+	bool fail_open_ok;	/* false: refuse to start (see uevmd(8)) */
+	bool fastpath;
+	bool label_updates;	/* the notification group */
+	size_t cache_size;
+};
+
+void uevmd_config_defaults(struct uevmd_config *c);
+/* Read PATH (key = value lines); on error prints "PATH:LINE: why". */
+int uevmd_config_load(const char *path, struct uevmd_config *c);
+/* One "key = value" setting (also the command line's -o). */
+int uevmd_config_set(struct uevmd_config *c, const char *key, const char *value);
+void uevmd_config_free(struct uevmd_config *c);
+
+/* ---- the daemon's state --------------------------------------------------- */
+
+struct uevmd_mark {
+	char *path;
+	int fd;			/* O_PATH|O_DIRECTORY: open_by_handle_at's mount */
+	bool filesystem;	/* FAN_MARK_FILESYSTEM, else FAN_MARK_MOUNT */
+	int32_t fsid[2];
+	dev_t dev;
+};
+
+struct uevmd_stats {
+	atomic_ullong events, own, allowed, denied, late, overload;
+	atomic_ullong marks_added, marks_failed, marks_undone;
+	atomic_ullong notify_events, relabelled, relabel_refused, created;
+	atomic_ullong syncs, sync_timeouts, overflows, log_dropped;
+};
+
+struct uevmd {
+	struct uevmd_config cfg;
+	const char *config_path;
+	struct integrity_sys *sys;
+	struct ima_policy *policy;	/* current; replaced under policy_lock */
+	char *policy_source;
+	pthread_mutex_t policy_lock;
+	struct ima_measurements *ml;
+	char key_fpr[17];
+	int perm_fd, notif_fd;
+	bool fan_audit;			/* FAN_ENABLE_AUDIT accepted */
+	atomic_uint ignore_flags;	/* 0: no fast path */
+	struct uevmd_mark marks[2 * UEVMD_MAX_MARKS];
+	int nmarks;
+	pid_t pid;
+	int64_t start_ns;		/* CLOCK_REALTIME at start */
+	atomic_int running;		/* 1 once READY */
+	atomic_int stopping;
+	int stop_efd;			/* eventfd: wakes every thread */
+	struct uevmd_stats st;
+};
+
+extern struct uevmd *D;
+
+int64_t mono_ns(void);
+int64_t real_ns(void);
+
+/* ---- own threads (tids.c) ---------------------------------------------- */
+
+/* Every thread of the daemon registers itself: its opens of watched files
+ * are allowed at once by the reader (they cannot wait for a worker). */
+void own_tid_register(void);
+bool own_tid(pid_t tid);
+
+/* ---- logging (log.c) ----------------------------------------------------- */
+
+int log_start(void);
+void log_stop(void);
+int log_reopen(void);
+/* The integrity layer's audit sink: records are held by the calling thread
+ * until log_flush_local() (after the fanotify answer is written). */
+void log_audit_sink(const struct integrity_audit_record *r, void *arg);
+void log_flush_local(void);
+/* The calling thread holds its records until log_flush_local(). */
+void log_hold_records(void);
+/* A daemon message (LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO). */
+void ulog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- fanotify permission group (perm.c) and workers (worker.c) ---------- */
+
+int perm_init(void);
+int perm_add_marks(void);
+int perm_start(void);
+/* Stop the reader and the workers; false if a worker did not stop. */
+bool perm_stop(void);
+/* Remove every ignore mark (after a policy change). */
+void perm_flush_ignore_marks(void);
+/* Remove the ignore mark of the inode behind FD (after a change). */
+void perm_forget_inode(int fd);
+
+/* One permission event waiting for its answer. */
+struct perm_slot {
+	int fd;
+	pid_t tid;
+	uint64_t mask;
+	int64_t deadline;	/* CLOCK_MONOTONIC ns */
+	int64_t started;	/* when a worker took it, 0 while queued */
+	atomic_int answered;
+	int state;		/* SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING (under qlock) */
+};
+enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
+
+/* Answer once; false if it was answered already (by the watchdog). */
+bool perm_answer(struct perm_slot *sl, bool allow, bool audit);
+struct perm_slot *perm_next(void);		/* a worker's next event */
+void perm_release(struct perm_slot *sl);
+void worker_handle(struct perm_slot *sl);
+/* The watchdog's scan: answer late events; returns the oldest running age. */
+int64_t perm_expire(int64_t now);
+int64_t perm_reader_heartbeat(void);
+
+/* Access mask and open flags of the open a blocked thread is making, from
+ * /proc/TID/syscall (fanotify's event fd carries the listener's flags). */
+int opener_access(pid_t tid, int *mask, int *oflags, bool *exec);
+/* Is F a file created just now (the kernel's FMODE_CREATED / new inode)? */
+bool object_is_new(const struct uevm_file *f);
+/* Path of an fd for messages and measurement names. */
+void fd_path(int fd, char *buf, size_t len);
+
+/* ---- notification group (notify.c) --------------------------------------- */
+
+int notify_init(void);
+int notify_start(void);
+void notify_stop(void);
+/* Let the notifier finish the events queued so far (a close that must be
+ * rehashed before F's open is appraised); bounded wait, only for inodes
+ * the cache knows. */
+void notify_sync(const struct uevm_file *f);
+/* Rehash a file changed by writers that still hold it open (see notify.c). */
+void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred);
+/* Is the file behind FD open for writing anywhere? 1, 0, or -1 unknown. */
+int writers_open(int fd);
+
+/* ---- watchdog (watchdog.c), systemd (sd_notify.c) ------------------------ */
+
+int watchdog_start(void);
+void watchdog_stop(void);
+int sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t sd_watchdog_usec(void);
+
+/* ---- control (control.c, tree.c) ----------------------------------------- */
+
+int control_start(void);
+void control_stop(void);
+/* Replace the policy: parse whole or not at all. */
+int uevmd_policy_replace(const char *text, size_t len, const char *source,
+			 char *err, size_t errlen);
+/* Make sure no worker still uses what was current before (policy swap). */
+void uevmd_quiesce(void);
+void uevmd_worker_enter(void);
+void uevmd_worker_leave(void);
+int uevmd_status_write(FILE *fp);
+int tree_start(void);
+/* Notice a policy installed through the tree's ima/policy. */
+void tree_check_policy(void);
+const char *tree_mountpoint(void);
+void tree_unmount(void);
+void tree_free(void);
+
+#endif

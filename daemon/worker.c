@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A worker turns one permission event into integrity_file_check() and the
+ * library's answer into FAN_ALLOW or FAN_DENY:
+ *
+ *   FAN_OPEN_EXEC_PERM  -> BPRM_CHECK, MAY_EXEC
+ *   FAN_OPEN_PERM       -> FILE_CHECK with the opener's access mask
+ *                          (MAY_EXEC for the open inside execve)
+ *
+ * The file is the event's own descriptor, never a re-open by name.  After
+ * the answer: the fast path (an evictable ignore mark when the library
+ * says later opens may go unseen), then the audit records the check made.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "uevmd.h"
+
+#define MAX_WORKER_SLOTS 512
+
+/* Policy swaps: a worker publishes the epoch it started in; a swap waits
+ * until no worker still runs in an older one. */
+static atomic_ullong epoch = 1;
+static atomic_ullong active[MAX_WORKER_SLOTS];
+static atomic_int n_active;
+static __thread int my_slot = -1;
+
+void uevmd_worker_enter(void)
+{
+	if (my_slot < 0) {
+		my_slot = atomic_fetch_add(&n_active, 1);
+		if (my_slot >= MAX_WORKER_SLOTS)
+			my_slot = MAX_WORKER_SLOTS;	/* never happens: workers <= 256 */
+	}
+	if (my_slot < MAX_WORKER_SLOTS)
+		atomic_store(&active[my_slot], atomic_load(&epoch));
+}
+
+void uevmd_worker_leave(void)
+{
+	if (my_slot >= 0 && my_slot < MAX_WORKER_SLOTS)
+		atomic_store(&active[my_slot], 0);
+}
+
+void uevmd_quiesce(void)
+{
+	unsigned long long e = atomic_fetch_add(&epoch, 1) + 1;
+	int n = atomic_load(&n_active);
+
+	for (int i = 0; i < n && i < MAX_WORKER_SLOTS; i++) {
+		unsigned long long a;
+
+		while ((a = atomic_load(&active[i])) != 0 && a < e)
+			usleep(1000);
+	}
+}
+
+static bool same_stamp(const struct stat *a, const struct stat *b)
+{
+	return a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_size == b->st_size && a->st_ino == b->st_ino;
+}
+
+/* Keep later opens of this inode out of userspace.  Without
+ * FAN_MARK_IGNORED_SURV_MODIFY the kernel drops the mark on the next
+ * write; a change between the library's check and the mark is caught by
+ * comparing the stamps around both. */
+static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
+		     const struct stat *before)
+{
+	uint64_t bit = func == BPRM_CHECK ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
+	int fd = ev->file->fd;
+	unsigned int flags;
+	struct stat after;
+
+	if (!integrity_file_cacheable(D->sys, ev, 1U << func))
+		return;
+	for (;;) {
+		flags = atomic_load(&D->ignore_flags);
+		if (!flags)
+			return;
+		if (fanotify_mark(D->perm_fd, FAN_MARK_ADD | flags, bit, fd, NULL) == 0)
+			break;
+		if (errno != EINVAL) {
+			atomic_fetch_add(&D->st.marks_failed, 1);
+			return;
+		}
+		/* Older kernels: FAN_MARK_IGNORE is 6.0, EVICTABLE 5.19. */
+		if (flags & FAN_MARK_IGNORE)
+			flags = FAN_MARK_IGNORED_MASK | FAN_MARK_EVICTABLE;
+		else if (flags & FAN_MARK_EVICTABLE)
+			flags = FAN_MARK_IGNORED_MASK;
+		else
+			flags = 0;
+		atomic_store(&D->ignore_flags, flags);
+	}
+	atomic_fetch_add(&D->st.marks_added, 1);
+	if (fstat(fd, &after) < 0 || !same_stamp(before, &after))
+		perm_forget_inode(fd);
+}
+
+static void cred_of(pid_t tid, struct integrity_cred *cred)
+{
+	if (integrity_cred_from_pid(tid, cred) == 0)
+		return;
+	/* The opener is gone (killed while waiting): nobody to match. */
+	memset(cred, 0, sizeof(*cred));
+	cred->pid = tid;
+	cred->uid = cred->euid = cred->gid = cred->egid = (uint32_t)-1;
+	cred->auid = cred->ses = (uint32_t)-1;
+	snprintf(cred->comm, sizeof(cred->comm), "?");
+}
+
+void worker_handle(struct perm_slot *sl)
+{
+	struct uevm_file f = { .fd = sl->fd, .dirfd = -1, .io = true };
+	struct integrity_event ev = { 0 };
+	struct integrity_cred cred;
+	char path[PATH_MAX];
+	struct stat before;
+	enum ima_hooks func;
+	int mask, oflags, rc;
+	bool exec_open;
+
+	if (atomic_load(&sl->answered))
+		return;		/* the watchdog gave up on this one */
+	if (fstat(f.fd, &f.st) < 0 || !S_ISREG(f.st.st_mode)) {
+		perm_answer(sl, true, false);
+		return;
+	}
+	fd_path(f.fd, path, sizeof(path));
+	f.path = path;
+	cred_of(sl->tid, &cred);
+	if (sl->mask & FAN_OPEN_EXEC_PERM) {
+		func = BPRM_CHECK;
+		mask = MAY_EXEC;
+	} else {
+		func = FILE_CHECK;
+		opener_access(sl->tid, &mask, &oflags, &exec_open);
+		ev.created = (oflags & O_CREAT) && object_is_new(&f);
+	}
+	ev.file = &f;
+	ev.cred = &cred;
+	ev.filename = path;
+	ev.mask = mask;
+	ev.func = func;
+
+	/* A close queued just before this open may still need its rehash,
+	 * and writers still at work may have left the label behind. */
+	if (D->notif_fd >= 0) {
+		notify_sync(&f);
+		writes_catch_up(&f, &cred);
+	}
+	rc = integrity_file_check(D->sys, &ev);
+	perm_answer(sl, rc == 0, false);
+
+	if (rc == 0 && atomic_load(&D->ignore_flags) && fstat(f.fd, &before) == 0)
+		fastpath(&ev, func, &before);
+	log_flush_local();
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The fast path of front-ends that can keep opens out of userspace (the
+ * fanotify daemon's ignore marks): may later opens of a file go unseen?
+ *
+ * Only when no caller, with no open mask, could get an action that is not
+ * already done for the file's current content.  The policy is walked as
+ * ima_match_policy walks it, but with the caller unknown: a rule whose
+ * caller conditions (uid=, euid=, gid=, egid=) or fsname= cannot be decided
+ * here "may match" - it adds its action if it is a positive one, and never
+ * decides its family (another caller may not match it).  That
+ * over-approximates what any caller could be asked for, which is the safe
+ * side: a file is cached only when all of it is done.
+ */
+#include <string.h>
+#include <sys/statfs.h>
+#include "integrity_private.h"
+#include "ima_policy_private.h"
+#include "uevm/measure.h"
+
+enum may { MATCH_NO, MATCH_YES, MATCH_MAYBE };
+
+/* What the rules may look at about the file (not the caller). */
+struct file_facts {
+	uint32_t uid, gid;
+	uint64_t fsmagic;
+	bool has_fsuuid;
+	uint8_t fsuuid[16];
+};
+
+/* Every access mask a FILE_CHECK open can carry (acc_mode of open(2) with
+ * O_APPEND/O_TRUNC, and MAY_EXEC for the open inside execve). */
+static const int file_masks[] = {
+	MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE,
+	MAY_READ | MAY_APPEND, MAY_WRITE | MAY_APPEND,
+	MAY_READ | MAY_WRITE | MAY_APPEND, MAY_EXEC,
+};
+static const int exec_masks[] = { MAY_EXEC };
+
+static bool cmp_id(enum ima_cmp op, uint32_t have, uint32_t rule)
+{
+	switch (op) {
+	case IMA_CMP_GT:
+		return have > rule;
+	case IMA_CMP_LT:
+		return have < rule;
+	case IMA_CMP_EQ:
+		break;
+	}
+	return have == rule;
+}
+
+static enum may rule_may_match(const struct ima_rule_entry *r,
+			       const struct file_facts *ff,
+			       enum ima_hooks func, int mask)
+{
+	static const uint8_t no_uuid[16];
+	enum may m = MATCH_YES;
+
+	for (int i = 0; i < MAX_LSM_RULES; i++)
+		if (r->lsm[i])
+			return MATCH_NO;	/* never matches without an LSM */
+	if ((r->flags & IMA_FUNC) && r->func != func)
+		return MATCH_NO;
+	if ((r->flags & IMA_MASK) && r->mask != mask)
+		return MATCH_NO;
+	if ((r->flags & IMA_INMASK) && !(r->mask & mask))
+		return MATCH_NO;
+	if ((r->flags & IMA_FSMAGIC) && r->fsmagic != ff->fsmagic)
+		return MATCH_NO;
+	if ((r->flags & IMA_FSUUID) &&
+	    memcmp(r->fsuuid, ff->has_fsuuid ? ff->fsuuid : no_uuid, 16))
+		return MATCH_NO;
+	if ((r->flags & IMA_FOWNER) && !cmp_id(r->fowner_op, ff->uid, r->fowner))
+		return MATCH_NO;
+	if ((r->flags & IMA_FGROUP) && !cmp_id(r->fgroup_op, ff->gid, r->fgroup))
+		return MATCH_NO;
+	if (r->flags & (IMA_UID | IMA_EUID | IMA_GID | IMA_EGID | IMA_FSNAME))
+		m = MATCH_MAYBE;
+	return m;
+}
+
+/* What any caller could be asked to do for (FUNC, MASK). */
+struct wanted {
+	int action;		/* IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT */
+	uint64_t pcrs;		/* PCRs a measure rule could name */
+	unsigned int flags;	/* IMA_DIGSIG_REQUIRED, ... of appraise rules */
+};
+
+static void possible_actions(const struct ima_policy *p,
+			     const struct file_facts *ff, enum ima_hooks func,
+			     int mask, struct wanted *w)
+{
+	int decided = 0;
+
+	for (size_t i = 0; p && i < p->count; i++) {
+		const struct ima_rule_entry *r = &p->rules[i];
+		int family = r->action & IMA_DO_MASK ? r->action | r->action << 1
+						     : r->action | r->action >> 1;
+		enum may m;
+
+		if (!(r->action & (IMA_MEASURE | IMA_DONT_MEASURE | IMA_APPRAISE |
+				   IMA_DONT_APPRAISE | IMA_AUDIT)) ||
+		    (family & decided))
+			continue;
+		m = rule_may_match(r, ff, func, mask);
+		if (m == MATCH_NO)
+			continue;
+		if (r->action & IMA_DO_MASK) {
+			w->action |= r->action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT);
+			if (r->action & IMA_MEASURE)
+				w->pcrs |= 1ULL << ((r->flags & IMA_PCR) ? r->pcr
+									 : IMA_ML_DEFAULT_PCR);
+			if (r->action & IMA_APPRAISE)
+				w->flags |= r->flags & IMA_NONACTION_FLAGS;
+		}
+		if (m == MATCH_YES)
+			decided |= family;
+	}
+}
+
+static void file_facts_of(const struct uevm_file *f, struct file_facts *ff)
+{
+	static const uint8_t zero[16];
+	struct statfs sfs;
+
+	memset(ff, 0, sizeof(*ff));
+	ff->uid = f->st.st_uid;
+	ff->gid = f->st.st_gid;
+	if (fstatfs(f->fd, &sfs) == 0)
+		ff->fsmagic = (uint64_t)sfs.f_type;
+	if (uevm_file_fsuuid(f, ff->fsuuid) == 0)
+		ff->has_fsuuid = memcmp(ff->fsuuid, zero, 16) != 0;
+}
+
+static bool is_pass(enum integrity_status st)
+{
+	return st == INTEGRITY_PASS || st == INTEGRITY_PASS_IMMUTABLE;
+}
+
+/* Is everything W asks for done in IINT for FUNC? (IINT locked) */
+static bool all_done(const struct integrity_iint_cache *iint,
+		     enum ima_hooks func, const struct wanted *w)
+{
+	uint32_t flags = integrity_iint_flags(iint);
+
+	if (w->action & IMA_APPRAISE) {
+		if (!is_pass(integrity_iint_ima_status(iint, func)))
+			return false;
+		if ((w->flags & IMA_DIGSIG_REQUIRED) && !(flags & IMA_DIGSIG))
+			return false;
+	}
+	if ((w->action & IMA_MEASURE) &&
+	    (integrity_iint_measured_pcrs(iint) & w->pcrs) != w->pcrs)
+		return false;
+	if ((w->action & IMA_AUDIT) && !(flags & IMA_AUDITED))
+		return false;
+	return true;
+}
+
+UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
+					  const struct integrity_event *ev,
+					  unsigned int funcs)
+{
+	const struct ima_policy *p = integrity_sys_policy(s);
+	const struct uevm_file *f = ev->file;
+	struct integrity_iint_cache *iint;
+	struct file_facts ff;
+	bool ok = true;
+
+	if (integrity_sys_mode(s) == INTEGRITY_MODE_OFF || !f->io ||
+	    !S_ISREG(f->st.st_mode) ||
+	    !(funcs & ((1U << FILE_CHECK) | (1U << BPRM_CHECK))) ||
+	    (funcs & ~((1U << FILE_CHECK) | (1U << BPRM_CHECK))))
+		return false;
+	file_facts_of(f, &ff);
+	/* Stamp-checked: a file changed since it was appraised is not done. */
+	iint = integrity_inode_get(s, f);
+	if (!iint)
+		return false;
+	integrity_iint_lock(iint);
+	if (integrity_iint_writers(iint) > 0)
+		ok = false;
+	for (int func = FILE_CHECK; ok && func <= BPRM_CHECK; func++) {
+		const int *masks = func == BPRM_CHECK ? exec_masks : file_masks;
+		size_t n = func == BPRM_CHECK ? ARRAY_SIZE(exec_masks)
+					      : ARRAY_SIZE(file_masks);
+
+		if (!(funcs & (1U << func)))
+			continue;
+		for (size_t i = 0; ok && i < n; i++) {
+			struct wanted w = { 0 };
+
+			possible_actions(p, &ff, (enum ima_hooks)func, masks[i], &w);
+			ok = all_done(iint, (enum ima_hooks)func, &w);
+		}
+	}
+	/* Write opens will not be seen: a write open of this good content
+	 * would have been allowed and marked for the rehash on last close. */
+	if (ok && (funcs & (1U << FILE_CHECK)))
+		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
+	integrity_iint_unlock(iint);
+	integrity_iint_put(s->cache, iint);
+	return ok;
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The IMA hooks (the kernel's ima_main.c and ima_appraise.c hook side):
+ * on open and exec, ask the policy what to do, then measure, appraise and
+ * audit the content, hashing it once; on the last writer's close, rehash
+ * files that were good (or new) so that a legitimate edit stays valid.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include "integrity_private.h"
+#include "uevm/policy.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+
+/* The filesystem type name of a device, from mountinfo (cached). */
+static void fsname_of(dev_t dev, char *out, size_t len)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct { dev_t dev; char name[32]; } cache[32];
+	static unsigned int used;
+	char line[4096];
+	FILE *fp;
+
+	out[0] = '\0';
+	pthread_mutex_lock(&lock);
+	for (unsigned int i = 0; i < used; i++)
+		if (cache[i].dev == dev) {
+			snprintf(out, len, "%s", cache[i].name);
+			pthread_mutex_unlock(&lock);
+			return;
+		}
+	fp = fopen("/proc/self/mountinfo", "re");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		unsigned int maj, min;
+		char *sep, fstype[32];
+
+		if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2 ||
+		    makedev(maj, min) != dev)
+			continue;
+		sep = strstr(line, " - ");
+		if (sep && sscanf(sep + 3, "%31s", fstype) == 1) {
+			snprintf(out, len, "%s", fstype);
+			break;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	if (used < 32) {
+		cache[used].dev = dev;
+		snprintf(cache[used].name, sizeof(cache[used].name), "%s", out);
+		used++;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Fill the policy's view of this access. */
+static void match_input(const struct integrity_event *ev,
+			struct ima_match_input *in, char *fsname, size_t fsname_len)
+{
+	const struct uevm_file *f = ev->file;
+	struct statfs sfs;
+
+	memset(in, 0, sizeof(*in));
+	in->func = ev->func ? (enum ima_hooks)ev->func : FILE_CHECK;
+	in->mask = ev->mask;
+	in->uid = ev->cred->uid;
+	in->euid = ev->cred->euid;
+	in->gid = ev->cred->gid;
+	in->egid = ev->cred->egid;
+	in->fowner = f->st.st_uid;
+	in->fgroup = f->st.st_gid;
+	if (fstatfs(f->fd, &sfs) == 0)
+		in->fsmagic = (uint64_t)sfs.f_type;
+	fsname_of(f->st.st_dev, fsname, fsname_len);
+	in->fsname = fsname[0] ? fsname : NULL;
+	if (uevm_file_fsuuid(f, in->fsuuid) == 0) {
+		static const uint8_t zero[16];
+
+		in->has_fsuuid = memcmp(in->fsuuid, zero, 16) != 0;
+	}
+}
+
+/* security.ima rewritten from the collected digest (the kernel's
+ * ima_fix_xattr), then the HMAC over it. */
+static int ima_fix_xattr(struct integrity_sys *s,
+			 const struct integrity_event *ev,
+			 struct integrity_iint_cache *iint,
+			 const struct ima_digest *dig)
+{
+	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
+	int len = uevm_ima_xattr_format(dig->algo, dig->d, val);
+	struct integrity_event post = *ev;
+	int ret;
+
+	if (len < 0)
+		return len;
+	ret = uevm_setxattr(ev->file, XATTR_NAME_IMA, val, (size_t)len);
+	if (ret)
+		return uevm_err(-ret, "cannot write security.ima: %s", strerror(-ret));
+	post.xattr_name = XATTR_NAME_IMA;
+	post.xattr_value = val;
+	post.xattr_len = (size_t)len;
+	/* The caller holds the iint: update the HMAC under that lock. */
+	evm_update_locked(s, &post, iint);
+	return 0;
+}
+
+static bool is_pass(enum integrity_status st)
+{
+	return st == INTEGRITY_PASS || st == INTEGRITY_PASS_IMMUTABLE;
+}
+
+/* ima_appraise_measurement: the status of the content for this hook. */
+static enum integrity_status appraise(struct integrity_sys *s,
+				      const struct integrity_event *ev,
+				      struct integrity_iint_cache *iint,
+				      const uint8_t *xval, ssize_t xlen,
+				      unsigned int rule_flags,
+				      struct ima_digest *dig,
+				      const char **cause)
+{
+	struct uevm_verdict v = { 0 };
+	const char *op = "appraise_data";
+	int rc = 0;
+
+	if (xlen <= 0) {
+		bool digsig = rule_flags & IMA_DIGSIG_REQUIRED;
+
+		v.status = INTEGRITY_NOLABEL;
+		v.cause = digsig ? "IMA-signature-required" : "missing-hash";
+		if (ev->created)
+			integrity_iint_set_flags(iint, IMA_NEW_FILE, 0);
+		if ((integrity_iint_flags(iint) & IMA_NEW_FILE) &&
+		    (!digsig || ev->file->st.st_size == 0))
+			v.status = INTEGRITY_PASS;
+	} else {
+		/* evm_verifyxattr for security.ima: UNKNOWN without a key. */
+		v.evm_status = INTEGRITY_UNKNOWN;
+		if (atomic_load(&s->evm_bits) & (EVM_INIT_HMAC | EVM_INIT_X509)) {
+			v.evm_status = integrity_iint_evm_status(iint);
+			if (!is_pass(v.evm_status)) {
+				v.evm_status = uevm_evm_verify(s->ctx, ev->file, NULL, 0);
+				integrity_iint_set_evm_status(iint, v.evm_status);
+			}
+		}
+		rc = ima_appraise_value(s->ctx, ev->file, xval, (size_t)xlen,
+					rule_flags, dig, &v);
+		if (rc) {
+			v.status = INTEGRITY_UNKNOWN;
+			v.cause = rc == -ESTALE ? "changed-while-hashing" : "unknown";
+		}
+	}
+
+	if (v.status != INTEGRITY_PASS) {
+		/* Fix mode, but never replace a signature. */
+		if (integrity_sys_mode(s) == INTEGRITY_MODE_FIX &&
+		    (xlen <= 0 || xval[0] != EVM_IMA_XATTR_DIGSIG) && rc == 0) {
+			if (dig->algo < 0)
+				rc = ima_collect_stable(ev->file, s->ctx->cfg.hash_algo, dig->d),
+				dig->algo = rc ? -1 : s->ctx->cfg.hash_algo;
+			if (dig->algo >= 0 && ima_fix_xattr(s, ev, iint, dig) == 0) {
+				integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, ev->file,
+						    ev->filename, ev->cred, op,
+						    v.cause, 0, true);
+				*cause = v.cause;
+				return INTEGRITY_PASS;
+			}
+		}
+		integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, ev->file, ev->filename,
+				    ev->cred, op, v.cause ? v.cause : "unknown",
+				    -EACCES, false);
+	}
+	*cause = v.cause;
+	return v.status;
+}
+
+/* The digest algorithm for this content: security.ima's, or the default. */
+static int collect_algo(const struct uevm_ctx *ctx, const uint8_t *xval,
+			ssize_t xlen)
+{
+	struct uevm_xattr_value iv;
+
+	if (xlen > 0 && uevm_ima_xattr_parse(xval, (size_t)xlen, &iv) == 0 &&
+	    iv.algo >= 0 && uevm_hash_algo_available(iv.algo))
+		return iv.algo;
+	return ctx->cfg.hash_algo;
+}
+
+UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
+			       const struct integrity_event *ev)
+{
+	const struct ima_policy *policy = integrity_sys_policy(s);
+	const struct uevm_file *f = ev->file;
+	struct ima_policy_result res;
+	struct ima_match_input in;
+	struct integrity_iint_cache *iint;
+	struct ima_digest dig = { .algo = -1 };
+	enum integrity_status st = INTEGRITY_UNKNOWN;
+	const char *cause = NULL;
+	uint8_t *xval = NULL;
+	size_t xsize = 0;
+	ssize_t xlen;
+	char fsname[32];
+	int pcr, ret = 0;
+	bool measure, do_appraise, do_audit;
+
+	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
+		return 0;
+	match_input(ev, &in, fsname, sizeof(fsname));
+	ima_match_policy(policy, &in, IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT | IMA_HASH,
+			 &res);
+	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)))
+		return 0;
+	pcr = res.pcr >= 0 ? res.pcr : 10;
+
+	iint = integrity_inode_get(s, f);
+	if (!iint)
+		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE &&
+		       (res.action & IMA_APPRAISE) ? -EACCES : 0;
+	integrity_iint_lock(iint);
+	measure = (res.action & IMA_MEASURE) &&
+		  !(integrity_iint_measured_pcrs(iint) & (1ULL << pcr));
+	st = integrity_iint_ima_status(iint, in.func);
+	/* Appraise once per content; fix mode retries what did not pass. */
+	do_appraise = (res.action & IMA_APPRAISE) &&
+		      (st == INTEGRITY_UNKNOWN ||
+		       (!is_pass(st) && integrity_sys_mode(s) == INTEGRITY_MODE_FIX));
+	do_audit = (res.action & IMA_AUDIT) &&
+		   !(integrity_iint_flags(iint) & IMA_AUDITED);
+	if (!measure && !do_appraise && !do_audit)
+		goto decide;	/* all done before, for this content */
+
+	xlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &xval, &xsize);
+	if (integrity_iint_digest(iint, dig.d, &dig.algo) < 0 ||
+	    dig.algo != collect_algo(s->ctx, xval, xlen)) {
+		dig.algo = collect_algo(s->ctx, xval, xlen);
+		ret = ima_collect_stable(f, dig.algo, dig.d);
+		if (ret) {
+			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
+					    ev->cred, "collect_data",
+					    ret == -ESTALE ? "changed-while-hashing"
+							   : "failed", ret, false);
+			dig.algo = -1;
+		} else {
+			integrity_iint_set_digest(iint, dig.algo, dig.d);
+		}
+	}
+	if (measure && dig.algo >= 0 &&
+	    ima_store_measurement(s, ev, &dig, xval, xlen > 0 ? (size_t)xlen : 0,
+				  res.template_name, pcr) == 0)
+		integrity_iint_set_measured_pcr(iint, pcr);
+	if (do_appraise) {
+		st = ret ? INTEGRITY_UNKNOWN
+			 : appraise(s, ev, iint, xval, xlen, res.flags, &dig, &cause);
+		integrity_iint_set_ima_status(iint, in.func, st);
+		if (xlen > 0 && xval[0] == EVM_IMA_XATTR_DIGSIG)
+			integrity_iint_set_flags(iint, IMA_DIGSIG, 0);
+	} else {
+		st = integrity_iint_ima_status(iint, in.func);
+	}
+	if (do_audit && dig.algo >= 0) {
+		char hex[2 * UEVM_MAX_DIGEST_SIZE + 1], what[160];
+
+		for (unsigned int i = 0; i < uevm_hash_algo_digest_size(dig.algo); i++)
+			snprintf(hex + 2 * i, 3, "%02x", dig.d[i]);
+		snprintf(what, sizeof(what), "%s:%s", uevm_hash_algo_name(dig.algo), hex);
+		integrity_audit_msg(s, AUDIT_INTEGRITY_RULE, f, ev->filename, ev->cred,
+				    "ima_audit", what, 0, false);
+		integrity_iint_set_flags(iint, IMA_AUDITED, 0);
+	}
+decide:
+	/* Opened for writing a good (or new) file: rehash at the last close. */
+	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
+	    (is_pass(st) || (integrity_iint_flags(iint) & IMA_NEW_FILE)))
+		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
+	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
+	    (is_pass(st) || !(res.action & IMA_APPRAISE) ||
+	     integrity_sys_mode(s) != INTEGRITY_MODE_ENFORCE))
+		integrity_iint_add_writer(iint, 1);
+	integrity_iint_unlock(iint);
+	integrity_iint_put(s->cache, iint);
+	free(xval);
+	(void)cause;
+	if ((res.action & IMA_APPRAISE) && !is_pass(st) &&
+	    integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE)
+		return -EACCES;
+	return 0;
+}
+
+UEVM_EXPORT void ima_file_free(struct integrity_sys *s,
+			       const struct integrity_event *ev)
+{
+	const struct uevm_file *f = ev->file;
+	struct integrity_iint_cache *iint;
+	struct ima_digest dig;
+	uint32_t flags;
+
+	if (!(ev->mask & (MAY_WRITE | MAY_APPEND)) && !ev->written)
+		return;	/* a reader's close */
+	if (!f->io || !S_ISREG(f->st.st_mode))
+		return;
+	iint = integrity_inode_get(s, f);
+	if (!iint)
+		return;
+	integrity_iint_lock(iint);
+	if (ev->mask & (MAY_WRITE | MAY_APPEND))
+		integrity_iint_add_writer(iint, -1);
+	if (integrity_iint_writers(iint) > 0) {
+		/* Not the last writer: the last one rehashes. */
+		integrity_iint_unlock(iint);
+		integrity_iint_put(s->cache, iint);
+		return;
+	}
+	flags = integrity_iint_flags(iint);
+	integrity_iint_set_flags(iint, 0, IMA_UPDATE_XATTR | IMA_NEW_FILE);
+	/* Only a file that was good, or new, gets a new hash: a failing file
+	 * stays failing, and a signature is never replaced by a hash. */
+	if ((flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) && !(flags & IMA_DIGSIG)) {
+		dig.algo = s->ctx->cfg.hash_algo;
+		if (ima_collect_stable(f, dig.algo, dig.d) == 0) {
+			integrity_iint_set_digest(iint, dig.algo, dig.d);
+			if (ima_fix_xattr(s, ev, iint, &dig) < 0)
+				integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f,
+						    ev->filename, ev->cred,
+						    "update_xattr", uevm_last_error(),
+						    -EIO, false);
+		}
+	}
+	integrity_iint_reset(iint);
+	integrity_iint_refresh(iint, f);
+	integrity_iint_unlock(iint);
+	integrity_iint_put(s->cache, iint);
+}
+
+/* The kernel's ima_protect_xattr + validate_hash_algo. */
+UEVM_EXPORT int ima_inode_setxattr(struct integrity_sys *s,
+				   const struct integrity_event *ev)
+{
+	const uint8_t *v = ev->xattr_value;
+	const struct ima_policy *p = integrity_sys_policy(s);
+	struct uevm_xattr_value iv;
+	unsigned int allowed;
+	int algo;
+
+	if (!ev->xattr_name || strcmp(ev->xattr_name, XATTR_NAME_IMA))
+		return 0;
+	if (!integrity_capable(ev->cred, CAP_SYS_ADMIN_BIT))
+		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE ? -EPERM : 0;
+	if (!ev->xattr_len || v[0] > IMA_VERITY_DIGSIG || v[0] == 0)
+		return -EINVAL;
+	algo = uevm_ima_xattr_parse(v, ev->xattr_len, &iv) == 0 ? iv.algo
+							       : s->ctx->cfg.hash_algo;
+	allowed = p ? ima_policy_setxattr_algos(p) : 0;
+	if ((allowed && !(allowed & (1U << algo))) ||
+	    (!allowed && algo != s->ctx->cfg.hash_algo &&
+	     !uevm_hash_algo_available(algo))) {
+		integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, ev->file, ev->filename,
+				    ev->cred, "set_data",
+				    allowed ? "denied-hash-algorithm"
+					    : "unavailable-hash-algorithm",
+				    -EACCES, false);
+		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE ? -EACCES : 0;
+	}
+	return 0;
+}
+
+UEVM_EXPORT int ima_inode_removexattr(struct integrity_sys *s,
+				      const struct integrity_event *ev)
+{
+	if (!ev->xattr_name || strcmp(ev->xattr_name, XATTR_NAME_IMA))
+		return 0;
+	if (!integrity_capable(ev->cred, CAP_SYS_ADMIN_BIT))
+		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE ? -EPERM : 0;
+	return 0;
+}
+
+/* A changed xattr or attribute: the next access appraises again.  The
+ * cache's change stamp already sees it; this also drops what is cached
+ * when the change kept ctime (it never should, but costs nothing). */
+static void ima_reset_appraise_flags(struct integrity_sys *s,
+				     const struct integrity_event *ev)
+{
+	struct integrity_iint_cache *iint;
+
+	if (!S_ISREG(ev->file->st.st_mode))
+		return;
+	iint = integrity_inode_get(s, ev->file);
+	if (!iint)
+		return;
+	integrity_iint_lock(iint);
+	integrity_iint_reset(iint);
+	integrity_iint_unlock(iint);
+	integrity_iint_put(s->cache, iint);
+}
+
+UEVM_EXPORT void ima_inode_post_setattr(struct integrity_sys *s,
+					const struct integrity_event *ev)
+{
+	ima_reset_appraise_flags(s, ev);
+}
+
+static void ima_inode_post_setxattr(struct integrity_sys *s,
+				    const struct integrity_event *ev)
+{
+	if (ev->xattr_name && (!strcmp(ev->xattr_name, XATTR_NAME_IMA) ||
+			       uevm_ctx_is_protected(s->ctx, ev->xattr_name) ||
+			       !strcmp(ev->xattr_name, XATTR_NAME_EVM)))
+		ima_reset_appraise_flags(s, ev);
+}
+
+static int ima_inode_post_init(struct integrity_sys *s,
+			       const struct integrity_event *ev)
+{
+	struct integrity_iint_cache *iint = integrity_inode_get(s, ev->file);
+
+	if (iint) {
+		integrity_iint_lock(iint);
+		integrity_iint_set_flags(iint, IMA_NEW_FILE, 0);
+		integrity_iint_unlock(iint);
+		integrity_iint_put(s->cache, iint);
+	}
+	return 0;
+}
+
+const struct integrity_provider_ops ima_provider_ops = {
+	.name = "ima",
+	.inode_setxattr = ima_inode_setxattr,
+	.inode_post_setxattr = ima_inode_post_setxattr,
+	.inode_removexattr = ima_inode_removexattr,
+	.inode_post_removexattr = ima_inode_post_setxattr,
+	.inode_post_setattr = ima_inode_post_setattr,
+	.inode_post_init = ima_inode_post_init,
+	.file_check = ima_file_check,
+	.file_free = ima_file_free,
+};

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internals shared by the measurement-list files (ima_template*.c,
+ * ima_entry.c, ima_queue.c, ima_fs_render.c, ima_tpm.c, ima_init.c). */
+#ifndef UEVM_IMA_ML_PRIVATE_H
+#define UEVM_IMA_ML_PRIVATE_H
+
+#include "lib_private.h"
+#include "uevm/measure.h"
+
+/* One measurement (the kernel's struct ima_template_entry).  The field
+ * array is allocated with the entry; field data are separate buffers. */
+struct ima_template_entry {
+	int pcr;
+	bool violation;
+	uint8_t digest[IMA_SHA1_DIGEST_SIZE];	/* SHA-1 template digest */
+	uint8_t digest_sha256[32];		/* duplicate-detection key */
+	const struct ima_template_desc *desc;	/* NULL: unknown template */
+	char *unknown_name;			/* its name, when desc is NULL */
+	struct ima_template_desc *owned_desc;	/* a custom format read from a list */
+	uint32_t template_data_len;
+	int num_fields;
+	struct ima_field_data fields[];
+};
+
+/* An entry with room for N empty fields. */
+struct ima_template_entry *ima_entry_alloc(int n);
+/* Compute digest and digest_sha256 from the fields (zeros for violations). */
+int ima_entry_finish(struct ima_template_entry *e);
+/* True for the 'ima' template, whose binary form and digest are special. */
+bool ima_entry_is_ima_template(const struct ima_template_entry *e);
+
+/* A built-in template by name only; NULL for others. */
+const struct ima_template_desc *ima_template_builtin(const char *name);
+/* Fill D's fields from FMT (D's name and fmt are left to the caller). */
+int ima_template_fmt_parse(const char *fmt, struct ima_template_desc *d);
+
+/* Field show helpers (ima_template_lib.c). */
+void ima_show_hex(FILE *fp, const uint8_t *p, size_t len);
+
+/* Digest of BUF with a kernel algorithm id; returns the size or -errno. */
+int ima_hash(int algo, const void *buf, size_t len, uint8_t *out);
+
+/* ---- parsing and replay (ima_ml_parse.c) ---- */
+
+/* Like ima_ml_parse_binary, but FN owns (and must free) each entry, and
+ * GOOD_LEN gets the end of the last complete entry.  A list cut short
+ * inside an entry gives -ENODATA. */
+typedef int (*ima_ml_parse_owned_fn)(struct ima_template_entry *e,
+				     size_t index, bool digest_ok, void *arg);
+long ima_ml_parse_owned(const uint8_t *buf, size_t len, int digest_algo,
+			ima_ml_parse_owned_fn fn, void *arg, size_t *good_len);
+void ima_replay_init(struct ima_ml_replay *r, int algo);
+/* Extend R's bank with one entry. */
+int ima_replay_extend(struct ima_ml_replay *r, const struct ima_template_entry *e,
+		      bool padded_sha1, bool digest_ok);
+
+/* ---- TPM 2.0 access (ima_tpm.c); calls are serialised by the caller ---- */
+
+/* The TPM's banks this build can extend: sha1, sha256, sha384, sha512, sm3. */
+int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
+		   const struct ima_template_entry *e);
+/* Bit (1 << algo) for each allocated bank this build can compute. */
+uint32_t ima_tpm_banks(struct ima_tpm *tpm);
+
+/* The boot_aggregate event's digest (ima_init.c): with a TPM, over PCRs
+ * 0-7 (0-9 for banks other than SHA-1) of the preferred bank; zeros without. */
+int ima_calc_boot_aggregate(struct ima_tpm *tpm, int ima_hash_algo,
+			    int *algo, uint8_t *digest, uint8_t sha1[20]);
+
+#endif

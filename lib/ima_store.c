@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The hook side of measurement (the kernel's ima_store_measurement): an
+ * appraised or opened file's collected digest goes to the list. */
+#include "integrity_private.h"
+#include "uevm/measure.h"
+
+int ima_store_measurement(struct integrity_sys *s, const struct integrity_event *ev,
+			  const struct ima_digest *dig, const uint8_t *xattr,
+			  size_t xattr_len, const char *template_name, int pcr)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(s);
+	struct ima_event_data data = {
+		.filename = ev->filename ? ev->filename : ev->file->path,
+		.algo = dig->algo,
+		.digest = dig->d,
+		.digest_len = uevm_hash_algo_digest_size(dig->algo),
+		.xattr_value = xattr,
+		.xattr_len = xattr_len,
+		.file = ev->file,
+	};
+	int ret;
+
+	if (!ml)
+		return -ENOENT;	/* nothing to record into: not measured */
+	ret = ima_ml_add_file(ml, &data, template_name, pcr);
+	if (ret < 0) {
+		integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, ev->file, data.filename,
+				    ev->cred, "add_measurement",
+				    uevm_last_error(), ret, false);
+		/* As the kernel: a failed TPM extend leaves the entry listed. */
+		return ret == -EIO ? 0 : ret;
+	}
+	return 0;	/* added, or already listed */
+}

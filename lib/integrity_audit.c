@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Audit records with the fields of the kernel's integrity_audit_msg, sent to
+ * syslog (a datagram to /dev/log or a configured socket), to the Linux
+ * audit log through libaudit when auditd runs, and to a registered sink.
+ */
+#include <fcntl.h>
+#include <libaudit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "integrity_private.h"
+
+/* The kernel's audit_string_contains_control(): such strings are logged
+ * as hex so that a file name cannot forge fields. */
+static bool needs_hex(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == '"' || *p < 0x21 || *p > 0x7e)
+			return true;
+	return false;
+}
+
+static size_t put_untrusted(char *buf, size_t size, size_t off, const char *s)
+{
+	if (off >= size)
+		return off;
+	if (!needs_hex(s))
+		return off + (size_t)snprintf(buf + off, size - off, "\"%s\"", s);
+	for (const unsigned char *p = (const unsigned char *)s; *p && off + 3 < size; p++)
+		off += (size_t)snprintf(buf + off, size - off, "%02X", *p);
+	return off;
+}
+
+/* The kernel prints the superblock's s_id (e.g. "vda", "loop0"). */
+static void dev_name(dev_t dev, char *out, size_t len)
+{
+	char path[64], link[256];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		char *base;
+
+		link[n] = '\0';
+		base = strrchr(link, '/');
+		snprintf(out, len, "%s", base ? base + 1 : link);
+		return;
+	}
+	snprintf(out, len, "%u:%u", major(dev), minor(dev));
+}
+
+static void send_syslog(struct integrity_sys *s, const char *text, bool info)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char msg[2048], ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	/* LOG_AUTHPRIV (10) with LOG_NOTICE (5) or LOG_INFO (6). */
+	int pri = 10 * 8 + (info ? 6 : 5);
+	int n;
+
+	if (s->syslog_fd < 0)
+		return;
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%b %e %H:%M:%S", &tm);
+	n = snprintf(msg, sizeof(msg), "<%d>%s uevm[%d]: %s", pri, ts,
+		     (int)getpid(), text);
+	if (n < 0)
+		return;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->syslog_path);
+	/* Never block the caller (it may be a blocked opener): drop instead. */
+	sendto(s->syslog_fd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1,
+	       MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa, sizeof(sa));
+}
+
+UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
+				     const struct uevm_file *f,
+				     const char *fname,
+				     const struct integrity_cred *cred,
+				     const char *op, const char *cause,
+				     int result, bool info)
+{
+	struct integrity_audit_record r = {
+		.type = type, .op = op, .cause = cause, .name = fname,
+		.result = result < 0 ? -result : result, .info = info,
+		.cred = cred,
+	};
+	struct integrity_cred self;
+	char text[1536], dev[272];
+	size_t off;
+
+	if (info && !s->audit.integrity_audit)
+		return;
+	if (!cred) {
+		integrity_cred_self(&self);
+		cred = r.cred = &self;
+	}
+	off = (size_t)snprintf(text, sizeof(text),
+			       "pid=%d uid=%u auid=%u ses=%u op=%s cause=%s comm=",
+			       (int)cred->pid, cred->uid, cred->auid, cred->ses,
+			       op, cause ? cause : "unknown");
+	off = put_untrusted(text, sizeof(text), off, cred->comm);
+	if (fname && off < sizeof(text)) {
+		off += (size_t)snprintf(text + off, sizeof(text) - off, " name=");
+		off = put_untrusted(text, sizeof(text), off, fname);
+	}
+	if (f && off < sizeof(text)) {
+		r.dev = f->st.st_dev;
+		r.ino = f->st.st_ino;
+		dev_name(f->st.st_dev, dev, sizeof(dev));
+		off += (size_t)snprintf(text + off, sizeof(text) - off, " dev=");
+		off = put_untrusted(text, sizeof(text), off, dev);
+		off += (size_t)snprintf(text + off, sizeof(text) - off, " ino=%lu",
+					(unsigned long)f->st.st_ino);
+	}
+	if (off < sizeof(text))
+		snprintf(text + off, sizeof(text) - off, " res=%d errno=0",
+			 result == 0);
+	r.text = text;
+
+	if (s->audit.sink)
+		s->audit.sink(&r, s->audit.sink_arg);
+	if (s->audit.to_syslog)
+		send_syslog(s, text, info);
+	if (s->auditd_fd >= 0) {
+		char msg[1600];
+
+		/* The kernel keeps types 1800-1899 for itself; userspace
+		 * records go as trusted-application messages naming them. */
+		snprintf(msg, sizeof(msg), "integrity_type=%d %s", type, text);
+		audit_log_user_message(s->auditd_fd, AUDIT_TRUSTED_APP, msg,
+				       NULL, NULL, NULL, result == 0);
+	}
+}
+
+int integrity_audit_open(struct integrity_sys *s)
+{
+	s->syslog_fd = -1;
+	s->auditd_fd = -1;
+	if (s->audit.to_syslog) {
+		s->syslog_path = strdup(s->audit.syslog_socket ?
+					s->audit.syslog_socket : "/dev/log");
+		if (!s->syslog_path)
+			return uevm_err(ENOMEM, "out of memory");
+		s->syslog_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	}
+	/* Only when auditd actually collects records; otherwise the kernel
+	 * would print them to its log, which is not what the user asked. */
+	if (s->audit.to_auditd && access("/run/auditd.pid", F_OK) == 0) {
+		int fd = audit_open();
+
+		if (fd >= 0 && audit_is_enabled(fd) > 0)
+			s->auditd_fd = fd;
+		else if (fd >= 0)
+			audit_close(fd);
+	}
+	return 0;
+}
+
+void integrity_audit_close(struct integrity_sys *s)
+{
+	if (s->syslog_fd >= 0)
+		close(s->syslog_fd);
+	if (s->auditd_fd >= 0)
+		audit_close(s->auditd_fd);
+	free(s->syslog_path);
+	s->syslog_fd = s->auditd_fd = -1;
+	s->syslog_path = NULL;
+}

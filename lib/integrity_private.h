@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The integrity system's internals, shared by the hook and audit files. */
+#ifndef UEVM_INTEGRITY_PRIVATE_H
+#define UEVM_INTEGRITY_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include "lib_private.h"
+#include "uevm/integrity.h"
+
+#define MAX_PROVIDERS 16
+
+struct integrity_sys {
+	struct uevm_ctx *ctx;
+	struct integrity_cache *cache;
+	atomic_int mode;
+	atomic_uint evm_bits;
+	_Atomic(const struct ima_policy *) policy;
+	_Atomic(struct ima_measurements *) ml;
+	struct integrity_audit_config audit;
+	char *syslog_path;
+	int syslog_fd;
+	int auditd_fd;			/* -1 when auditd is not in use */
+	pthread_mutex_t lock;		/* providers, evm writes */
+	const struct integrity_provider_ops *providers[MAX_PROVIDERS];
+	atomic_int nproviders;
+};
+
+/* HMAC updates are off until EVM_INIT_HMAC is set and a key is loaded
+ * (the kernel's evm_hmac_disabled()). */
+bool evm_hmac_disabled(const struct integrity_sys *s);
+
+/* The iint of the hook's file, created if needed, stamp-checked. */
+struct integrity_iint_cache *integrity_inode_get(struct integrity_sys *s,
+						 const struct uevm_file *f);
+/* Refresh the stamp after our own writes, so they don't invalidate. */
+void integrity_iint_refresh(struct integrity_iint_cache *iint,
+			    const struct uevm_file *f);
+
+/* Set up and tear down the audit outputs the configuration asks for. */
+int integrity_audit_open(struct integrity_sys *s);
+void integrity_audit_close(struct integrity_sys *s);
+
+/* Rewrite security.evm after a change, with IINT already locked. */
+void evm_update_locked(struct integrity_sys *s, const struct integrity_event *ev,
+		       struct integrity_iint_cache *iint);
+
+/* Add a measurement of the collected digest to the system's list
+ * (template and PCR as the policy says; NULL/-1: defaults). */
+struct ima_digest;
+int ima_store_measurement(struct integrity_sys *s, const struct integrity_event *ev,
+			  const struct ima_digest *dig, const uint8_t *xattr,
+			  size_t xattr_len, const char *template_name, int pcr);
+
+extern const struct integrity_provider_ops evm_provider_ops;
+extern const struct integrity_provider_ops ima_provider_ops;
+
+#endif

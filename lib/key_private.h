@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Internal helpers shared by the key_*.c files. */
+#ifndef UEVM_KEY_PRIVATE_H
+#define UEVM_KEY_PRIVATE_H
+
+#include "lib_private.h"
+#include "uevm/keys.h"
+
+/* Largest key file we read: a sealed or wrapped 128-byte key is ~2 KiB. */
+#define UEVM_KEY_FILE_MAX 65536
+
+/* Allocate a secret buffer of CAP bytes (len 0). */
+int uevm_secret_alloc(struct uevm_secret *s, size_t cap);
+
+/* Read the whole regular file PATH (1..MAX bytes) into secure memory;
+ * WHAT names it in errors ("key file", "master key file"). */
+int uevm_secret_read_file(const char *path, size_t max, const char *what,
+			  struct uevm_secret *out);
+
+/* Lower-case hex. OUT needs 2 * LEN + 1 bytes. */
+void uevm_hex_encode(const uint8_t *in, size_t len, char *out);
+/* Exactly 2 * LEN hex digits at IN -> LEN bytes; -EINVAL otherwise. */
+int uevm_hex_decode(const char *in, size_t len, uint8_t *out);
+
+/*
+ * The small text formats ("NAME VALUE" lines after a magic line).
+ * uevm_line_next() returns the value of the next line, which must be NAME,
+ * or NULL (with *vlen 0) when the line is missing or named otherwise.
+ */
+struct uevm_line_reader {
+	const char *p, *end;
+};
+const char *uevm_line_next(struct uevm_line_reader *r, const char *name,
+			   size_t *vlen);
+
+/* A growing text buffer for writing those formats. */
+struct uevm_text_buf {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+void uevm_text_printf(struct uevm_text_buf *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void uevm_text_hex(struct uevm_text_buf *t, const char *name,
+		   const uint8_t *d, size_t n);
+
+/* The passphrase form's entry for uevm_key_load_ex. */
+int uevm_key_load_passphrase(const char *path, const struct uevm_secret *file,
+			     const struct uevm_key_load_opts *o,
+			     struct uevm_key **out);
+
+/* The raw form: 1..128 bytes, with the core's messages. */
+int uevm_key_from_raw_file(const char *path, const struct uevm_secret *file,
+			   struct uevm_key **out);
+
+/* Overwrite the stack below the caller and the vector registers, where
+ * copies of key bytes outlive the calls that made them (key_util.c). */
+void uevm_scrub(void);
+
+/* A user key read into a secret (not burnt): keyring:DESC master keys. */
+int uevm_keyring_read_secret(const char *desc, size_t max,
+			     struct uevm_secret *out);
+
+#endif

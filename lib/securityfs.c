@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The control tree's nodes and their semantics, as the kernel's
+ * evm_secfs.c and ima_fs.c define them: contents, modes, and who may
+ * write what, when.  Independent of how the tree is served.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "securityfs_private.h"
+#include "uevm/measure.h"
+#include "uevm/policy.h"
+
+#define CAP_DAC_OVERRIDE_BIT	1
+#define CAP_DAC_READ_SEARCH_BIT	2
+#define CAP_SYS_ADMIN_BIT	21
+/* A policy is text of a few kilobytes; bound what one writer may send. */
+#define POLICY_MAX_SIZE		(4u << 20)
+
+enum node_kind {
+	K_DIR, K_LINK, K_EVM, K_EVM_XATTRS, K_POLICY, K_ASCII, K_BINARY,
+	K_COUNT, K_VIOLATIONS,
+};
+
+struct node {
+	const char *name;
+	int parent;
+	enum node_kind kind;
+	mode_t mode;		/* permission bits (kernel's) */
+	const char *target;	/* K_LINK */
+	int algo;		/* K_ASCII, K_BINARY: the template digest bank */
+};
+
+/* Ids are indexes.  Modes are the kernel's: directories 0755, evm 0660,
+ * the lists 0440, policy 0600 (0400 once loaded); evm_xattrs is shown as
+ * the kernel shows it after "." locked the list (0440), since uevm's
+ * protected list is fixed when the context is made. */
+static const struct node nodes[] = {
+	[0] = { "", 0, K_DIR, 0755, NULL, 0 },
+	[1] = { "integrity", 0, K_DIR, 0755, NULL, 0 },
+	[2] = { "evm", 1, K_DIR, 0755, NULL, 0 },
+	[3] = { "evm", 2, K_EVM, 0660, NULL, 0 },
+	[4] = { "evm_xattrs", 2, K_EVM_XATTRS, 0440, NULL, 0 },
+	[5] = { "ima", 1, K_DIR, 0755, NULL, 0 },
+	[6] = { "policy", 5, K_POLICY, 0600, NULL, 0 },
+	[7] = { "ascii_runtime_measurements", 5, K_ASCII, 0440, NULL, UEVM_HASH_SHA1 },
+	[8] = { "binary_runtime_measurements", 5, K_BINARY, 0440, NULL, UEVM_HASH_SHA1 },
+	[9] = { "runtime_measurements_count", 5, K_COUNT, 0440, NULL, 0 },
+	[10] = { "violations", 5, K_VIOLATIONS, 0440, NULL, 0 },
+	[11] = { "ascii_runtime_measurements_sha1", 5, K_ASCII, 0440, NULL, UEVM_HASH_SHA1 },
+	[12] = { "binary_runtime_measurements_sha1", 5, K_BINARY, 0440, NULL, UEVM_HASH_SHA1 },
+	[13] = { "ascii_runtime_measurements_sha256", 5, K_ASCII, 0440, NULL, UEVM_HASH_SHA256 },
+	[14] = { "binary_runtime_measurements_sha256", 5, K_BINARY, 0440, NULL, UEVM_HASH_SHA256 },
+	[15] = { "evm", 0, K_LINK, 0777, "integrity/evm/evm", 0 },
+	[16] = { "evm_xattrs", 0, K_LINK, 0777, "integrity/evm/evm_xattrs", 0 },
+	[17] = { "ima", 0, K_LINK, 0777, "integrity/ima", 0 },
+};
+#define NNODES ((int)ARRAY_SIZE(nodes))
+
+struct uevm_securityfs_file {
+	struct uevm_securityfs *sfs;
+	int id;
+	int accmode;
+	struct integrity_cred cred;
+	char *data;		/* read snapshot */
+	size_t len;
+	/* ima/policy write session */
+	bool writer;
+	bool invalid;
+	bool flushed;
+	char *wbuf;
+	size_t wlen, wcap;
+};
+
+UEVM_EXPORT int uevm_securityfs_new(struct integrity_sys *sys,
+				    struct uevm_securityfs **out)
+{
+	struct uevm_securityfs *sfs;
+
+	if (!sys)
+		return uevm_err(EINVAL, "no integrity system for the control tree");
+	sfs = calloc(1, sizeof(*sfs));
+	if (!sfs)
+		return uevm_err(ENOMEM, "out of memory");
+	sfs->sys = sys;
+	pthread_mutex_init(&sfs->lock, NULL);
+	*out = sfs;
+	return 0;
+}
+
+UEVM_EXPORT void uevm_securityfs_free(struct uevm_securityfs *sfs)
+{
+	if (!sfs)
+		return;
+	sfs_mount_destroy(sfs);
+	ima_policy_free(sfs->loaded);
+	pthread_mutex_destroy(&sfs->lock);
+	free(sfs);
+}
+
+/* ---- nodes -------------------------------------------------------------------- */
+
+static bool valid_id(int id)
+{
+	return id >= 0 && id < NNODES;
+}
+
+UEVM_EXPORT int uevm_securityfs_info(struct uevm_securityfs *sfs, int id,
+				     struct uevm_securityfs_info *out)
+{
+	const struct node *n;
+	mode_t type;
+
+	if (!valid_id(id))
+		return uevm_err(ENOENT, "no control node %d", id);
+	n = &nodes[id];
+	type = n->kind == K_DIR ? S_IFDIR : n->kind == K_LINK ? S_IFLNK : S_IFREG;
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->parent = n->parent;
+	out->name = n->name;
+	out->mode = type | n->mode;
+	if (n->kind == K_POLICY) {
+		pthread_mutex_lock(&sfs->lock);
+		if (sfs->policy_loaded)
+			out->mode = type | 0400;
+		pthread_mutex_unlock(&sfs->lock);
+	}
+	out->target = n->target;
+	return 0;
+}
+
+UEVM_EXPORT int uevm_securityfs_lookup(struct uevm_securityfs *sfs, int dir,
+				       const char *name)
+{
+	(void)sfs;
+	if (!valid_id(dir))
+		return uevm_err(ENOENT, "no control node %d", dir);
+	if (nodes[dir].kind != K_DIR)
+		return uevm_err(ENOTDIR, "%s is not a directory", nodes[dir].name);
+	if (!strcmp(name, "."))
+		return dir;
+	if (!strcmp(name, ".."))
+		return nodes[dir].parent;
+	for (int i = 1; i < NNODES; i++)
+		if (nodes[i].parent == dir && !strcmp(nodes[i].name, name))
+			return i;
+	return uevm_err(ENOENT, "no control file '%s'", name);
+}
+
+UEVM_EXPORT int uevm_securityfs_next(struct uevm_securityfs *sfs, int dir, int prev)
+{
+	(void)sfs;
+	if (!valid_id(dir) || nodes[dir].kind != K_DIR)
+		return uevm_err(ENOTDIR, "not a directory");
+	for (int i = prev < 0 ? 1 : prev + 1; i < NNODES; i++)
+		if (nodes[i].parent == dir)
+			return i;
+	return -ENOENT;
+}
+
+/* Walk PATH from DIR, following symlinks up to DEPTH more times. */
+static int resolve_from(struct uevm_securityfs *sfs, int dir, const char *path,
+			int depth)
+{
+	char comp[64];
+	const char *p = path;
+	int cur = dir;
+
+	while (*p) {
+		size_t len = strcspn(p, "/");
+		int id;
+
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		if (len >= sizeof(comp))
+			return uevm_err(ENAMETOOLONG, "name too long in '%s'", path);
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		p += len;
+		id = uevm_securityfs_lookup(sfs, cur, comp);
+		if (id < 0)
+			return id;
+		if (nodes[id].kind == K_LINK) {
+			if (depth <= 0)
+				return uevm_err(ELOOP, "too many symlinks in '%s'", path);
+			id = resolve_from(sfs, nodes[id].parent, nodes[id].target, depth - 1);
+			if (id < 0)
+				return id;
+		}
+		cur = id;
+	}
+	return cur;
+}
+
+UEVM_EXPORT int uevm_securityfs_resolve(struct uevm_securityfs *sfs, const char *path)
+{
+	return resolve_from(sfs, UEVM_SECURITYFS_ROOT, path, 8);
+}
+
+/* ---- opening ---------------------------------------------------------------------- */
+
+/* The DAC check of generic_permission for MAY_READ (4) / MAY_WRITE (2). */
+static bool dac_allows(const struct uevm_securityfs_info *in,
+		       const struct integrity_cred *cred, int want)
+{
+	mode_t bits;
+
+	if (integrity_capable(cred, CAP_DAC_OVERRIDE_BIT))
+		return true;
+	if (want == 4 && integrity_capable(cred, CAP_DAC_READ_SEARCH_BIT))
+		return true;
+	if (cred->euid == in->uid)
+		bits = (in->mode >> 6) & 7;
+	else if (cred->egid == in->gid)
+		bits = (in->mode >> 3) & 7;
+	else
+		bits = in->mode & 7;
+	return (bits & (mode_t)want) == (mode_t)want;
+}
+
+/* Render a read snapshot with FN into F->data. */
+static int snapshot(struct uevm_securityfs_file *f,
+		    int (*fn)(struct uevm_securityfs_file *f, FILE *fp))
+{
+	FILE *fp = open_memstream(&f->data, &f->len);
+	int ret;
+
+	if (!fp)
+		return uevm_err(ENOMEM, "out of memory");
+	ret = fn(f, fp);
+	if (fclose(fp) != 0 && !ret)
+		ret = uevm_err(ENOMEM, "out of memory");
+	return ret;
+}
+
+static int show_evm(struct uevm_securityfs_file *f, FILE *fp)
+{
+	/* evm_read_key: "%d", no newline. */
+	fprintf(fp, "%d", (int)integrity_sys_evm_read(f->sfs->sys));
+	return 0;
+}
+
+static int show_evm_xattrs(struct uevm_securityfs_file *f, FILE *fp)
+{
+	const char *const *x = uevm_ctx_xattrs(integrity_sys_ctx(f->sfs->sys));
+
+	for (; x && *x; x++)
+		fprintf(fp, "%s\n", *x);
+	return 0;
+}
+
+static int show_policy(struct uevm_securityfs_file *f, FILE *fp)
+{
+	const struct ima_policy *p = integrity_sys_policy(f->sfs->sys);
+
+	return p ? ima_policy_write(p, fp) : 0;
+}
+
+static int show_ascii(struct uevm_securityfs_file *f, FILE *fp)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+
+	return ml ? ima_ml_write_ascii(ml, nodes[f->id].algo, fp) : 0;
+}
+
+static int show_binary(struct uevm_securityfs_file *f, FILE *fp)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+
+	return ml ? ima_ml_write_binary(ml, nodes[f->id].algo, fp) : 0;
+}
+
+static int show_count(struct uevm_securityfs_file *f, FILE *fp)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+
+	fprintf(fp, "%zu\n", ml ? ima_ml_count(ml) : (size_t)0);
+	return 0;
+}
+
+static int show_violations(struct uevm_securityfs_file *f, FILE *fp)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+
+	fprintf(fp, "%lu\n", ml ? ima_ml_violations(ml) : 0UL);
+	return 0;
+}
+
+/* The kernel's ima_open_policy, plus "loaded once". */
+static int open_policy(struct uevm_securityfs_file *f)
+{
+	struct uevm_securityfs *sfs = f->sfs;
+	int ret = 0;
+
+	if (f->accmode != O_WRONLY) {
+		if (f->accmode != O_RDONLY)
+			return uevm_err(EACCES, "ima/policy is read or written, not both");
+		if (!integrity_capable(&f->cred, CAP_SYS_ADMIN_BIT))
+			return uevm_err(EPERM, "reading ima/policy needs CAP_SYS_ADMIN");
+		return snapshot(f, show_policy);
+	}
+	pthread_mutex_lock(&sfs->lock);
+	if (sfs->policy_loaded)
+		ret = uevm_err(EACCES, "a policy was already loaded; it is loaded once");
+	else if (sfs->policy_busy)
+		ret = uevm_err(EBUSY, "ima/policy is being written by another opener");
+	else
+		sfs->policy_busy = f->writer = true;
+	pthread_mutex_unlock(&sfs->lock);
+	return ret;
+}
+
+UEVM_EXPORT int uevm_securityfs_open(struct uevm_securityfs *sfs, int id,
+				     const struct integrity_cred *cred, int flags,
+				     struct uevm_securityfs_file **out)
+{
+	struct uevm_securityfs_info in;
+	struct uevm_securityfs_file *f;
+	int accmode = flags & O_ACCMODE, ret;
+
+	ret = uevm_securityfs_info(sfs, id, &in);
+	if (ret)
+		return ret;
+	if (S_ISDIR(in.mode))
+		return uevm_err(EISDIR, "%s is a directory", in.name);
+	if (S_ISLNK(in.mode))
+		return uevm_err(ELOOP, "%s is a symlink", in.name);
+	if ((accmode != O_WRONLY && !dac_allows(&in, cred, 4)) ||
+	    (accmode != O_RDONLY && !dac_allows(&in, cred, 2)))
+		return uevm_err(EACCES, "%s: permission denied (mode %04o)", in.name,
+				(unsigned int)(in.mode & 07777));
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return uevm_err(ENOMEM, "out of memory");
+	f->sfs = sfs;
+	f->id = id;
+	f->accmode = accmode;
+	f->cred = *cred;
+
+	switch (nodes[id].kind) {
+	case K_EVM:
+		ret = accmode == O_WRONLY ? 0 : snapshot(f, show_evm);
+		break;
+	case K_EVM_XATTRS:
+		ret = accmode == O_WRONLY ? 0 : snapshot(f, show_evm_xattrs);
+		break;
+	case K_POLICY:
+		ret = open_policy(f);
+		break;
+	case K_ASCII:
+	case K_BINARY:
+	case K_COUNT:
+	case K_VIOLATIONS:
+		if (accmode != O_RDONLY) {
+			ret = uevm_err(EACCES, "%s is read-only", in.name);
+			break;
+		}
+		ret = snapshot(f, nodes[id].kind == K_ASCII ? show_ascii :
+				  nodes[id].kind == K_BINARY ? show_binary :
+				  nodes[id].kind == K_COUNT ? show_count : show_violations);
+		break;
+	default:
+		ret = uevm_err(EINVAL, "not a file");
+	}
+	if (ret) {
+		free(f->data);
+		free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+UEVM_EXPORT ssize_t uevm_securityfs_file_read(struct uevm_securityfs_file *f,
+					      void *buf, size_t size, off_t off)
+{
+	if (f->accmode == O_WRONLY)
+		return uevm_err(EBADF, "not open for reading");
+	if (off < 0)
+		return uevm_err(EINVAL, "negative offset");
+	if ((size_t)off >= f->len)
+		return 0;
+	if (size > f->len - (size_t)off)
+		size = f->len - (size_t)off;
+	if (size)
+		memcpy(buf, f->data + off, size);
+	return (ssize_t)size;
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+/* The kernel's kstrtouint(s, 0, &v) on a write: one optional trailing
+ * newline, "0x" hex, leading-0 octal or decimal, nothing else. */
+static int parse_uint(const void *buf, size_t size, unsigned int *out)
+{
+	char s[32], *end;
+	unsigned long long v;
+	size_t n = size;
+
+	if (n && ((const char *)buf)[n - 1] == '\n')
+		n--;
+	if (n == 0 || n >= sizeof(s))
+		return -EINVAL;
+	memcpy(s, buf, n);
+	s[n] = '\0';
+	if (s[0] == '-' || s[0] == ' ' || s[0] == '\t')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s[0] == '+' ? s + 1 : s, &end, 0);
+	if (errno || *end || end == s || v > UINT32_MAX)
+		return errno == ERANGE || v > UINT32_MAX ? -ERANGE : -EINVAL;
+	*out = (unsigned int)v;
+	return 0;
+}
+
+/* evm_write_key: CAP_SYS_ADMIN and setup not complete, then the value. */
+static ssize_t write_evm(struct uevm_securityfs_file *f, const void *buf, size_t size)
+{
+	struct integrity_sys *sys = f->sfs->sys;
+	unsigned int v;
+	int ret;
+
+	if (!integrity_capable(&f->cred, CAP_SYS_ADMIN_BIT))
+		return uevm_err(EPERM, "writing evm needs CAP_SYS_ADMIN");
+	/* An HMAC key completes the setup: the kernel checks this first. */
+	if (integrity_sys_evm_read(sys) & EVM_INIT_HMAC)
+		return uevm_err(EPERM, "EVM setup is already complete");
+	ret = parse_uint(buf, size, &v);
+	if (ret)
+		return uevm_err(-ret, "evm takes a number (1, 0x2, ...)");
+	ret = integrity_sys_evm_write(sys, &f->cred, v);
+	return ret ? ret : (ssize_t)size;
+}
+
+/* evm_write_xattrs: the list is locked (see the node table). */
+static ssize_t write_evm_xattrs(struct uevm_securityfs_file *f)
+{
+	if (!integrity_capable(&f->cred, CAP_SYS_ADMIN_BIT))
+		return uevm_err(EPERM, "writing evm_xattrs needs CAP_SYS_ADMIN");
+	return uevm_err(EPERM, "the protected xattr list is fixed while mounted "
+			"(give extra names when starting the front-end)");
+}
+
+/* Append to the session and check everything written so far, so that a
+ * bad rule fails the write that brought it, as in the kernel. */
+static ssize_t write_policy(struct uevm_securityfs_file *f, const void *buf,
+			    size_t size)
+{
+	struct ima_policy *p = NULL;
+	unsigned int line = 0;
+	int ret;
+
+	if (f->invalid)
+		return uevm_err(EINVAL, "an earlier write to ima/policy was refused");
+	if (f->flushed)
+		return uevm_err(EINVAL, "this ima/policy write session was closed");
+	if (f->wlen + size + 1 > POLICY_MAX_SIZE)
+		return uevm_err(EFBIG, "policy larger than %u bytes", POLICY_MAX_SIZE);
+	if (f->wlen + size + 1 > f->wcap) {
+		size_t cap = f->wcap ? f->wcap : 4096;
+		char *nb;
+
+		while (cap < f->wlen + size + 1)
+			cap *= 2;
+		nb = realloc(f->wbuf, cap);
+		if (!nb)
+			return uevm_err(ENOMEM, "out of memory");
+		f->wbuf = nb;
+		f->wcap = cap;
+	}
+	memcpy(f->wbuf + f->wlen, buf, size);
+	f->wlen += size;
+	f->wbuf[f->wlen] = '\0';
+	ret = ima_policy_parse_lines(f->wbuf, f->wlen, &p, &line);
+	ima_policy_free(p);
+	/* No rule yet (only comments so far) is not an error until close. */
+	if (ret && line) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		f->invalid = true;
+		integrity_audit_msg(f->sfs->sys, AUDIT_INTEGRITY_STATUS, NULL, NULL,
+				    &f->cred, "policy_update", "invalid-policy", ret, false);
+		return uevm_err(-ret, "ima/policy: %s", why);
+	}
+	return (ssize_t)size;
+}
+
+UEVM_EXPORT ssize_t uevm_securityfs_file_write(struct uevm_securityfs_file *f,
+					       const void *buf, size_t size, off_t off)
+{
+	(void)off;	/* securityfs files ignore the position */
+	if (f->accmode == O_RDONLY)
+		return uevm_err(EBADF, "not open for writing");
+	switch (nodes[f->id].kind) {
+	case K_EVM:
+		return write_evm(f, buf, size);
+	case K_EVM_XATTRS:
+		return write_evm_xattrs(f);
+	case K_POLICY:
+		return write_policy(f, buf, size);
+	default:
+		return uevm_err(EINVAL, "%s cannot be written", nodes[f->id].name);
+	}
+}
+
+/* The kernel's ima_release_policy: install the whole policy or nothing. */
+static int commit_policy(struct uevm_securityfs_file *f)
+{
+	struct uevm_securityfs *sfs = f->sfs;
+	struct ima_policy *p = NULL;
+	unsigned int line = 0;
+	char why[512] = "";
+	int ret = -EINVAL;
+
+	if (!f->invalid) {
+		ret = ima_policy_parse_lines(f->wbuf ? f->wbuf : "", f->wlen, &p, &line);
+		if (ret)
+			snprintf(why, sizeof(why), ": %s", uevm_last_error());
+	}
+	pthread_mutex_lock(&sfs->lock);
+	if (!ret) {
+		integrity_sys_set_policy(sfs->sys, p);
+		sfs->loaded = p;
+		sfs->policy_loaded = true;
+	}
+	sfs->policy_busy = false;
+	pthread_mutex_unlock(&sfs->lock);
+	integrity_audit_msg(sfs->sys, AUDIT_INTEGRITY_STATUS, NULL, NULL, &f->cred,
+			    "policy_update", ret ? "failed" : "completed",
+			    ret ? 1 : 0, false);
+	if (ret)
+		return uevm_err(EINVAL, "ima/policy: nothing loaded%s", why);
+	return 0;
+}
+
+UEVM_EXPORT int uevm_securityfs_file_flush(struct uevm_securityfs_file *f)
+{
+	/* Nothing written yet: a close of a dup'ed descriptor before the
+	 * writes (as shells do); the session stays open. */
+	if (f->flushed || !f->writer || (!f->wlen && !f->invalid))
+		return 0;
+	f->flushed = true;
+	return commit_policy(f);
+}
+
+UEVM_EXPORT void uevm_securityfs_file_release(struct uevm_securityfs_file *f)
+{
+	if (!f)
+		return;
+	if (f->writer && !f->flushed) {
+		f->flushed = true;
+		commit_policy(f);	/* an empty session: refused, audited */
+	}
+	free(f->data);
+	free(f->wbuf);
+	free(f);
+}
+
+/* ---- whole files -------------------------------------------------------------------- */
+
+UEVM_EXPORT int uevm_securityfs_read(struct uevm_securityfs *sfs, const char *path,
+				     const struct integrity_cred *cred, char **out,
+				     size_t *len)
+{
+	struct uevm_securityfs_file *f;
+	int id = uevm_securityfs_resolve(sfs, path), ret;
+
+	if (id < 0)
+		return id;
+	ret = uevm_securityfs_open(sfs, id, cred, O_RDONLY, &f);
+	if (ret)
+		return ret;
+	*out = malloc(f->len + 1);
+	if (!*out) {
+		uevm_securityfs_file_release(f);
+		return uevm_err(ENOMEM, "out of memory");
+	}
+	if (f->len)
+		memcpy(*out, f->data, f->len);
+	(*out)[f->len] = '\0';
+	*len = f->len;
+	uevm_securityfs_file_release(f);
+	return 0;
+}
+
+UEVM_EXPORT int uevm_securityfs_write(struct uevm_securityfs *sfs, const char *path,
+				      const struct integrity_cred *cred,
+				      const void *data, size_t len)
+{
+	struct uevm_securityfs_file *f;
+	int id = uevm_securityfs_resolve(sfs, path), ret;
+	ssize_t n;
+
+	if (id < 0)
+		return id;
+	ret = uevm_securityfs_open(sfs, id, cred, O_WRONLY, &f);
+	if (ret)
+		return ret;
+	n = uevm_securityfs_file_write(f, data, len, 0);
+	if (n < 0) {
+		char why[512];
+
+		/* The close must not hide why the write failed. */
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		uevm_securityfs_file_release(f);
+		return uevm_err((int)-n, "%s", why);
+	}
+	ret = uevm_securityfs_file_flush(f);
+	uevm_securityfs_file_release(f);
+	return ret;
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Serving the control tree as a small FUSE filesystem, from a thread of
+ * its own, so that any front-end (uevmfs, uevmd) can show it with one
+ * call.  Each request runs as the requesting process: its credentials
+ * come from /proc/PID/status, and the tree's own rules decide.
+ */
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+#include "securityfs_private.h"
+
+struct sfs_mount {
+	struct uevm_securityfs *sfs;
+	struct fuse_session *se;
+	pthread_t thread;
+	bool thread_started;
+	char *mountpoint;
+	dev_t dev;		/* the mount's device: its fusectl connection */
+	struct timespec mounted;
+};
+
+static struct sfs_mount *mount_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* FUSE inode numbers: node id + 1 (the root is FUSE_ROOT_ID). */
+static int id_of(fuse_ino_t ino)
+{
+	return ino >= 1 && ino <= INT_MAX ? (int)ino - 1 : -1;
+}
+
+/* The requester's credentials.  When /proc cannot tell them (the process
+ * is gone, or its ids do not match the request's), it gets the request's
+ * ids and no capability at all. */
+static void req_cred(fuse_req_t req, struct integrity_cred *cred)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, cred) == 0 &&
+	    cred->euid == ctx->uid && cred->egid == ctx->gid)
+		return;
+	memset(cred, 0, sizeof(*cred));
+	cred->uid = cred->euid = ctx->uid;
+	cred->gid = cred->egid = ctx->gid;
+	cred->pid = ctx->pid;
+	cred->auid = cred->ses = (uint32_t)-1;
+	snprintf(cred->comm, sizeof(cred->comm), "?");
+}
+
+static int fill_attr(struct sfs_mount *m, int id, struct stat *st)
+{
+	struct uevm_securityfs_info in;
+	int ret = uevm_securityfs_info(m->sfs, id, &in);
+
+	if (ret)
+		return ret;
+	memset(st, 0, sizeof(*st));
+	st->st_ino = (ino_t)id + 1;
+	st->st_mode = in.mode;
+	st->st_nlink = S_ISDIR(in.mode) ? 2 : 1;
+	st->st_uid = in.uid;
+	st->st_gid = in.gid;
+	/* securityfs files have size 0; reads go to us (direct I/O). */
+	st->st_size = in.target ? (off_t)strlen(in.target) : 0;
+	st->st_blksize = 4096;
+	st->st_atim = st->st_mtim = st->st_ctim = m->mounted;
+	return 0;
+}
+
+static void sfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct sfs_mount *m = mount_of(req);
+	struct fuse_entry_param e;
+	int id = uevm_securityfs_lookup(m->sfs, id_of(parent), name);
+
+	if (id < 0) {
+		fuse_reply_err(req, -id);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = (fuse_ino_t)id + 1;
+	e.entry_timeout = 3600;	/* the tree's shape never changes */
+	e.attr_timeout = 0;	/* ima/policy's mode does */
+	if (fill_attr(m, id, &e.attr)) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	fuse_reply_entry(req, &e);
+}
+
+static void sfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+	int ret = fill_attr(mount_of(req), id_of(ino), &st);
+
+	(void)fi;
+	if (ret)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_attr(req, &st, 0);
+}
+
+/* Only an O_TRUNC open's truncation (ignored, as securityfs does). */
+static void sfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+			int to_set, struct fuse_file_info *fi)
+{
+	(void)fi;
+	if (to_set != FUSE_SET_ATTR_SIZE || attr->st_size != 0) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	sfs_getattr(req, ino, NULL);
+}
+
+static void sfs_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct uevm_securityfs_info in;
+
+	if (uevm_securityfs_info(mount_of(req)->sfs, id_of(ino), &in) || !in.target)
+		fuse_reply_err(req, EINVAL);
+	else
+		fuse_reply_readlink(req, in.target);
+}
+
+static void sfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct sfs_mount *m = mount_of(req);
+	int dir = id_of(ino), child = -1;
+	char *buf = calloc(1, size ? size : 1);
+	size_t used = 0;
+	off_t pos = 0;
+
+	(void)fi;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	/* Offsets: 0 ".", 1 "..", then the children in table order. */
+	for (;;) {
+		struct uevm_securityfs_info in;
+		struct stat st;
+		const char *name;
+		size_t n;
+
+		if (pos == 0) {
+			name = ".";
+			child = dir;
+		} else if (pos == 1) {
+			name = "..";
+			uevm_securityfs_info(m->sfs, dir, &in);
+			child = in.parent;
+		} else {
+			child = uevm_securityfs_next(m->sfs, dir, pos == 2 ? -1 : child);
+			if (child < 0)
+				break;
+			uevm_securityfs_info(m->sfs, child, &in);
+			name = in.name;
+		}
+		pos++;
+		if (pos <= off)
+			continue;
+		if (fill_attr(m, child, &st))
+			break;
+		n = fuse_add_direntry(req, buf + used, size - used, name, &st, pos);
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void sfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		       mode_t mode, struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EACCES);
+}
+
+static void sfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct sfs_mount *m = mount_of(req);
+	struct uevm_securityfs_file *f;
+	struct integrity_cred cred;
+	int ret;
+
+	req_cred(req, &cred);
+	ret = uevm_securityfs_open(m->sfs, id_of(ino), &cred, fi->flags, &f);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)f;
+	fi->direct_io = 1;	/* sizes are 0: never read through the cache */
+	fi->keep_cache = 0;
+	fuse_reply_open(req, fi);
+}
+
+static struct uevm_securityfs_file *file_of(struct fuse_file_info *fi)
+{
+	return (struct uevm_securityfs_file *)(uintptr_t)fi->fh;
+}
+
+static void sfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	char *buf = malloc(size ? size : 1);
+	ssize_t n;
+
+	(void)ino;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	n = uevm_securityfs_file_read(file_of(fi), buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	free(buf);
+}
+
+static void sfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		      size_t size, off_t off, struct fuse_file_info *fi)
+{
+	ssize_t n = uevm_securityfs_file_write(file_of(fi), buf, size, off);
+
+	(void)ino;
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+/* close() reports what the flush returns: the policy is installed here. */
+static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	fuse_reply_err(req, -uevm_securityfs_file_flush(file_of(fi)));
+}
+
+static void sfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	uevm_securityfs_file_release(file_of(fi));
+	fuse_reply_err(req, 0);
+}
+
+static void sfs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs sv;
+
+	(void)ino;
+	memset(&sv, 0, sizeof(sv));
+	sv.f_bsize = sv.f_frsize = 4096;
+	sv.f_namemax = 255;
+	fuse_reply_statfs(req, &sv);
+}
+
+static const struct fuse_lowlevel_ops sfs_ops = {
+	.lookup = sfs_lookup,
+	.getattr = sfs_getattr,
+	.setattr = sfs_setattr,
+	.readlink = sfs_readlink,
+	.readdir = sfs_readdir,
+	.create = sfs_create,
+	.open = sfs_open,
+	.read = sfs_read,
+	.write = sfs_write,
+	.flush = sfs_flush,
+	.release = sfs_release,
+	.statfs = sfs_statfs,
+};
+
+static void *serve(void *arg)
+{
+	struct sfs_mount *m = arg;
+	sigset_t all;
+
+	/* Signals are for the front-end's threads, not this one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	fuse_session_loop(m->se);
+	return NULL;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return uevm_err(EINVAL, "bad mount point '%s'", path);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return uevm_err(errno, "cannot create %s: %m", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return uevm_err(errno, "cannot create %s: %m", buf);
+	return 0;
+}
+
+static void mount_free(struct sfs_mount *m)
+{
+	if (!m)
+		return;
+	if (m->se)
+		fuse_session_destroy(m->se);
+	free(m->mountpoint);
+	free(m);
+}
+
+UEVM_EXPORT int uevm_securityfs_mount(struct uevm_securityfs *sfs,
+				      const char *mountpoint, const char *options)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct sfs_mount *m;
+	struct stat st;
+	char *opts = NULL;
+	int ret;
+
+	if (sfs->mount)
+		return uevm_err(EBUSY, "the control tree is already mounted at %s",
+				sfs->mount->mountpoint);
+	ret = mkdir_p(mountpoint);
+	if (ret)
+		return ret;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return uevm_err(ENOMEM, "out of memory");
+	m->sfs = sfs;
+	m->mountpoint = realpath(mountpoint, NULL);
+	if (!m->mountpoint) {
+		ret = uevm_err(errno, "%s: %m", mountpoint);
+		goto fail;
+	}
+	clock_gettime(CLOCK_REALTIME, &m->mounted);
+	if (asprintf(&opts, "allow_other,default_permissions,fsname=uevm-securityfs,"
+		     "subtype=uevm-securityfs%s%s", options ? "," : "",
+		     options ? options : "") < 0) {
+		opts = NULL;
+		ret = uevm_err(ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (fuse_opt_add_arg(&args, "uevm-securityfs") ||
+	    fuse_opt_add_arg(&args, "-o") || fuse_opt_add_arg(&args, opts)) {
+		ret = uevm_err(ENOMEM, "out of memory");
+		goto fail;
+	}
+	m->se = fuse_session_new(&args, &sfs_ops, sizeof(sfs_ops), m);
+	if (!m->se) {
+		ret = uevm_err(EINVAL, "cannot start a FUSE session (options '%s')", opts);
+		goto fail;
+	}
+	if (fuse_session_mount(m->se, m->mountpoint) != 0) {
+		ret = uevm_err(EIO, "cannot mount the control tree at %s", m->mountpoint);
+		fuse_session_destroy(m->se);
+		m->se = NULL;
+		goto fail;
+	}
+	ret = pthread_create(&m->thread, NULL, serve, m);
+	if (ret) {
+		fuse_session_unmount(m->se);
+		ret = uevm_err(ret, "cannot start the control tree's thread");
+		goto fail;
+	}
+	m->thread_started = true;
+	/* Answered by the thread just started: the mount's device, whose
+	 * fusectl entry can abort the connection if unmounting is stuck. */
+	if (stat(m->mountpoint, &st) == 0)
+		m->dev = st.st_dev;
+	sfs->mount = m;
+	fuse_opt_free_args(&args);
+	free(opts);
+	return 0;
+fail:
+	fuse_opt_free_args(&args);
+	free(opts);
+	mount_free(m);
+	return ret;
+}
+
+/* Make the serving thread's read fail: the connection is aborted. */
+static void abort_connection(dev_t dev)
+{
+	char path[80];
+	int fd;
+
+	if (!dev)
+		return;
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "1", 1) < 0) {
+			/* nothing more to try: the join below waits */
+		}
+		close(fd);
+	}
+}
+
+void sfs_mount_destroy(struct uevm_securityfs *sfs)
+{
+	struct sfs_mount *m = sfs->mount;
+
+	if (!m)
+		return;
+	sfs->mount = NULL;
+	fuse_session_exit(m->se);
+	/* A plain unmount ends the connection; a busy tree is detached and
+	 * its connection aborted, which ends the open files' requests too. */
+	if (umount2(m->mountpoint, 0) < 0) {
+		umount2(m->mountpoint, MNT_DETACH);
+		abort_connection(m->dev);
+	}
+	if (m->thread_started)
+		pthread_join(m->thread, NULL);
+	fuse_session_unmount(m->se);
+	mount_free(m);
+}
+
+UEVM_EXPORT int uevm_securityfs_unmount(struct uevm_securityfs *sfs)
+{
+	if (!sfs->mount)
+		return uevm_err(EINVAL, "the control tree is not mounted");
+	sfs_mount_destroy(sfs);
+	return 0;
+}
+
+UEVM_EXPORT const char *uevm_securityfs_mountpoint(const struct uevm_securityfs *sfs)
+{
+	return sfs->mount ? sfs->mount->mountpoint : NULL;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The control tree's internals, shared by its node logic and its FUSE server. */
+#ifndef UEVM_SECURITYFS_PRIVATE_H
+#define UEVM_SECURITYFS_PRIVATE_H
+
+#include <pthread.h>
+#include "lib_private.h"
+#include "uevm/securityfs.h"
+
+struct sfs_mount;	/* the FUSE server (securityfs_fuse.c) */
+
+struct uevm_securityfs {
+	struct integrity_sys *sys;
+	pthread_mutex_t lock;		/* the policy write session */
+	bool policy_busy;		/* an opener is writing ima/policy */
+	bool policy_loaded;		/* a policy was written: no more */
+	struct ima_policy *loaded;	/* owned: the policy written here */
+	struct sfs_mount *mount;
+};
+
+/* Stop serving (securityfs_fuse.c); called by uevm_securityfs_free. */
+void sfs_mount_destroy(struct uevm_securityfs *sfs);
+
+#endif

@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uevm measurements: show, replay and verify IMA measurement lists in the
+ * kernel's binary format, and add measurements of files to a list kept by
+ * libuevm (extended into a TPM 2.0 or software PCRs).
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "prog.h"
+#include "uevm/measure.h"
+
+/* Measurement lists of real systems reach tens of MB; more is a mistake. */
+#define LIST_MAX_SIZE (1u << 30)
+#define MAX_BANKS 8
+
+static int read_list(const char *path, uint8_t **out, size_t *len)
+{
+	size_t size = 0, cap = 0;
+	uint8_t *buf = NULL;
+	int fd, err = 0;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) :
+		STDIN_FILENO;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (size == cap) {
+			uint8_t *nb;
+
+			if (cap >= LIST_MAX_SIZE) {
+				err = -EFBIG;
+				break;
+			}
+			cap = cap ? 2 * cap : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + size, cap - size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
+static int load_list(const char *path, uint8_t **buf, size_t *len)
+{
+	int ret;
+
+	uevm_clear_last_error();
+	ret = read_list(path, buf, len);
+	if (ret)
+		file_error(path, "cannot read the list", ret);
+	return ret;
+}
+
+/* A bank name the library can hash; -1 (message printed) otherwise. */
+static int parse_bank(const char *name)
+{
+	int algo = uevm_hash_algo_by_name(name);
+
+	if (algo < 0 || !uevm_hash_algo_available(algo) ||
+	    uevm_hash_algo_digest_size(algo) > UEVM_MAX_DIGEST_SIZE) {
+		error_msg("PCR bank '%s' is not supported", name);
+		return -1;
+	}
+	return algo;
+}
+
+static void print_hex(FILE *fp, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(fp, "%02x", p[i]);
+}
+
+/* ---- show ------------------------------------------------------------------- */
+
+enum show_format { SHOW_ASCII, SHOW_BINARY, SHOW_JSON };
+
+struct show_state {
+	enum show_format fmt;
+	int bank;
+	const char *path;
+	unsigned long bad;
+	bool first;
+};
+
+static void json_field(const struct ima_template_entry *e, int i)
+{
+	const struct ima_template_desc *d = ima_entry_desc(e);
+	const struct ima_field_data *f = ima_entry_field(e, i);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	if (d)
+		d->fields[i]->field_show(mem, IMA_SHOW_ASCII, f);
+	else
+		print_hex(mem, f->data, f->len);
+	fclose(mem);
+	printf("%s{\"id\": ", i ? ", " : "");
+	fput_json_string(stdout, ima_entry_field_id(e, i));
+	printf(", \"value\": ");
+	/* Names are shown as recorded; JSON escapes what a terminal would
+	 * interpret. */
+	fput_json_string(stdout, text ? text : "");
+	putchar('}');
+	free(text);
+}
+
+static int show_one(const struct ima_template_entry *e, size_t index,
+		    bool ok, void *arg)
+{
+	struct show_state *s = arg;
+	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
+	int n;
+
+	if (!ok) {
+		s->bad++;
+		error_msg("%s: entry %zu: the template digest does not match its data",
+			  s->path, index + 1);
+	}
+	if (s->fmt == SHOW_ASCII)
+		return ima_entry_write_ascii(e, s->bank, stdout);
+	if (s->fmt == SHOW_BINARY)
+		return ima_entry_write_binary(e, s->bank, stdout);
+	n = ima_entry_calc_digest(e, s->bank, digest);
+	if (n < 0)
+		return n;
+	printf("%s\n  {\"pcr\": %d, \"template_digest\": \"", s->first ? "" : ",",
+	       ima_entry_pcr(e));
+	print_hex(stdout, digest, (size_t)n);
+	printf("\", \"template\": ");
+	fput_json_string(stdout, ima_entry_template_name(e));
+	printf(", \"violation\": %s, \"digest_ok\": %s, \"fields\": [",
+	       ima_entry_is_violation(e) ? "true" : "false", ok ? "true" : "false");
+	for (int i = 0; i < ima_entry_num_fields(e); i++)
+		json_field(e, i);
+	printf("]}");
+	s->first = false;
+	return 0;
+}
+
+static int do_show(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "ascii", no_argument, NULL, 'A' },
+		{ "binary", no_argument, NULL, 'B' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "bank", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct show_state s = { .fmt = SHOW_ASCII, .bank = UEVM_HASH_SHA1, .first = true };
+	uint8_t *buf;
+	size_t len;
+	long n;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'A': s.fmt = SHOW_ASCII; break;
+		case 'B': s.fmt = SHOW_BINARY; break;
+		case 'J': s.fmt = SHOW_JSON; break;
+		case 'b':
+			s.bank = parse_bank(optarg);
+			if (s.bank < 0)
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			usage(cmd, stdout);
+			return 0;
+		default:
+			usage(cmd, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	s.path = argv[optind];
+	if (load_list(s.path, &buf, &len))
+		return EXIT_ERROR;
+	if (s.fmt == SHOW_JSON)
+		putchar('[');
+	n = ima_ml_parse_binary(buf, len, UEVM_HASH_SHA1, show_one, &s);
+	if (s.fmt == SHOW_JSON)
+		printf("%s]\n", s.first ? "" : "\n");
+	free(buf);
+	if (fflush(stdout) || ferror(stdout)) {
+		error_msg("cannot write the output");
+		return EXIT_ERROR;
+	}
+	if (n < 0) {
+		file_error(s.path, "not a valid binary measurement list", (int)n);
+		return EXIT_ERROR;
+	}
+	return s.bad ? EXIT_VERIFY_FAILED : 0;
+}
+
+/* ---- replay ----------------------------------------------------------------- */
+
+static int replay_banks(const uint8_t *buf, size_t len, const int *banks,
+			int nbanks, struct ima_ml_replay *r, const char *path)
+{
+	for (int i = 0; i < nbanks; i++) {
+		int ret = ima_ml_replay_binary(buf, len, banks[i], false, &r[i]);
+
+		if (ret) {
+			file_error(path, "not a valid binary measurement list", ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int do_replay(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "bank", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int banks[MAX_BANKS], nbanks = 0, c;
+	struct ima_ml_replay r[MAX_BANKS];
+	bool json = false;
+	uint8_t *buf;
+	size_t len;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (nbanks == MAX_BANKS) {
+				error_msg("at most %d banks", MAX_BANKS);
+				return EXIT_USAGE;
+			}
+			banks[nbanks] = parse_bank(optarg);
+			if (banks[nbanks++] < 0)
+				return EXIT_USAGE;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			usage(cmd, stdout);
+			return 0;
+		default:
+			usage(cmd, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	if (!nbanks) {
+		banks[nbanks++] = UEVM_HASH_SHA1;
+		banks[nbanks++] = UEVM_HASH_SHA256;
+	}
+	if (load_list(argv[optind], &buf, &len))
+		return EXIT_ERROR;
+	if (replay_banks(buf, len, banks, nbanks, r, argv[optind])) {
+		free(buf);
+		return EXIT_ERROR;
+	}
+	free(buf);
+	if (json)
+		printf("{\"entries\": %lu, \"violations\": %lu, \"bad_digests\": %lu, "
+		       "\"banks\": {", r[0].entries, r[0].violations, r[0].bad_digests);
+	else
+		printf("entries: %lu\nviolations: %lu\n", r[0].entries, r[0].violations);
+	for (int i = 0; i < nbanks; i++) {
+		unsigned int size = uevm_hash_algo_digest_size(banks[i]);
+		bool first = true;
+
+		if (json)
+			printf("%s\"%s\": {", i ? ", " : "", uevm_hash_algo_name(banks[i]));
+		else
+			printf("%s:\n", uevm_hash_algo_name(banks[i]));
+		for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
+			if (!(r[i].pcr_mask & (1u << pcr)))
+				continue;
+			printf(json ? "%s\"%d\": \"" : "%s  %2d: ", json && !first ? ", " : "", pcr);
+			print_hex(stdout, r[i].pcr[pcr], size);
+			printf(json ? "\"" : "\n");
+			first = false;
+		}
+		if (json)
+			putchar('}');
+	}
+	if (json)
+		printf("}}\n");
+	if (r[0].bad_digests)
+		error_msg("%s: %lu entries whose template digest does not match "
+			  "their data", argv[optind], r[0].bad_digests);
+	return r[0].bad_digests ? EXIT_VERIFY_FAILED : 0;
+}
+
+/* ---- verify ------------------------------------------------------------------ */
+
+struct bank_values {
+	int algo;
+	uint32_t have;			/* PCRs given */
+	uint8_t pcr[IMA_ML_NUM_PCRS][UEVM_MAX_DIGEST_SIZE];
+};
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Hex with optional 0x and single spaces between bytes; exactly SIZE bytes. */
+static bool parse_hex(const char *s, uint8_t *out, unsigned int size)
+{
+	unsigned int n = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	while (*s && *s != '\n' && *s != '\r') {
+		int hi, lo;
+
+		if (*s == ' ') {
+			s++;
+			continue;
+		}
+		hi = hexval(s[0]);
+		lo = hi < 0 ? -1 : hexval(s[1]);
+		if (lo < 0 || n == size)
+			return false;
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+	}
+	return n == size;
+}
+
+/*
+ * PCR values of one bank, from lines as evmctl reads them ("PCR-10: <hex>",
+ * the TPM 1.2 sysfs form) or as tpm2_pcrread prints them ("  10: 0x<hex>",
+ * under a "sha256:" heading; other banks' sections are skipped).
+ */
+static int read_pcr_file(const char *path, struct bank_values *b)
+{
+	unsigned int size = uevm_hash_algo_digest_size(b->algo);
+	FILE *fp = fopen(path, "re");
+	const char *section = NULL;
+	char line[512], cur[32] = "";
+	unsigned int lineno = 0;
+
+	if (!fp) {
+		uevm_clear_last_error();
+		file_error(path, "cannot open the PCR file", -errno);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *p = line, *end;
+		long pcr;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n' || *p == '#')
+			continue;
+		end = p + strcspn(p, " \t\r\n");
+		if (end > p && end[-1] == ':' && !end[strspn(end, " \t\r\n")] &&
+		    (p[0] < '0' || p[0] > '9') && (size_t)(end - p) < sizeof(cur)) {
+			/* a "sha256:" heading */
+			memcpy(cur, p, (size_t)(end - p - 1));
+			cur[end - p - 1] = '\0';
+			section = cur;
+			continue;
+		}
+		if (section && uevm_hash_algo_by_name(section) != b->algo)
+			continue;
+		if (!strncmp(p, "PCR-", 4))
+			p += 4;
+		pcr = strtol(p, &end, 10);
+		if (end == p || pcr < 0 || pcr >= IMA_ML_NUM_PCRS)
+			goto bad;
+		while (*end == ' ')
+			end++;
+		if (*end != ':' || !parse_hex(end + 1, b->pcr[pcr], size))
+			goto bad;
+		b->have |= 1u << pcr;
+	}
+	fclose(fp);
+	if (!b->have) {
+		error_msg("%s: no %s PCR values", path, uevm_hash_algo_name(b->algo));
+		return -1;
+	}
+	return 0;
+bad:
+	fclose(fp);
+	error_msg("%s:%u: not a PCR line for bank %s (want 'PCR-NN: HEX' or "
+		  "'NN: 0xHEX' with %u bytes)", path, lineno,
+		  uevm_hash_algo_name(b->algo), size);
+	return -1;
+}
+
+static int read_tpm_banks(const char *tcti, struct bank_values *b, int *nbanks)
+{
+	static const int algos[] = { UEVM_HASH_SHA1, UEVM_HASH_SHA256,
+				     UEVM_HASH_SHA384, UEVM_HASH_SHA512 };
+	struct ima_tpm *tpm;
+	int ret = ima_tpm_open(tcti, &tpm);
+
+	if (ret) {
+		error_msg("%s", uevm_last_error());
+		return -1;
+	}
+	for (size_t a = 0; a < sizeof(algos) / sizeof(algos[0]) && *nbanks < MAX_BANKS; a++) {
+		struct bank_values *v = &b[*nbanks];
+
+		if (!ima_tpm_has_bank(tpm, algos[a]))
+			continue;
+		memset(v, 0, sizeof(*v));
+		v->algo = algos[a];
+		for (int pcr = 0; pcr < IMA_ML_NUM_PCRS && !ret; pcr++) {
+			ret = ima_tpm_pcr_read(tpm, pcr, algos[a], v->pcr[pcr]);
+			ret = ret < 0 ? ret : 0;
+			v->have |= 1u << pcr;
+		}
+		(*nbanks)++;
+	}
+	ima_tpm_close(tpm);
+	if (ret)
+		error_msg("%s", uevm_last_error());
+	return ret ? -1 : 0;
+}
+
+/* Compare one bank; returns true when every PCR the list uses matches. */
+static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values *b,
+			const char *path, bool verbose, unsigned long *bad_digests)
+{
+	unsigned int size = uevm_hash_algo_digest_size(b->algo);
+	const char *name = uevm_hash_algo_name(b->algo);
+	struct ima_ml_replay r, padded;
+	bool ok = true, padded_ok = b->algo != UEVM_HASH_SHA1;
+
+	if (ima_ml_replay_binary(buf, len, b->algo, false, &r) ||
+	    ima_ml_replay_binary(buf, len, b->algo, true, &padded)) {
+		file_error(path, "not a valid binary measurement list", -EBADMSG);
+		*bad_digests = ~0UL;
+		return false;
+	}
+	*bad_digests = r.bad_digests;
+	for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
+		if (!(r.pcr_mask & (1u << pcr)))
+			continue;
+		if (!(b->have & (1u << pcr))) {
+			error_msg("no %s value given for PCR %d", name, pcr);
+			return false;
+		}
+		ok &= !memcmp(r.pcr[pcr], b->pcr[pcr], size);
+		padded_ok &= !memcmp(padded.pcr[pcr], b->pcr[pcr], size);
+	}
+	for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
+		if (!(r.pcr_mask & (1u << pcr)))
+			continue;
+		if (ok || padded_ok) {
+			printf("%s PCR %d: matches%s\n", name, pcr,
+			       ok ? "" : " (zero-padded SHA-1 template digests)");
+			if (verbose) {
+				printf("  ");
+				print_hex(stdout, b->pcr[pcr], size);
+				putchar('\n');
+			}
+			continue;
+		}
+		printf("%s PCR %d: DIFFERS\n  list replays to ", name, pcr);
+		print_hex(stdout, r.pcr[pcr], size);
+		printf("\n  PCR holds       ");
+		print_hex(stdout, b->pcr[pcr], size);
+		putchar('\n');
+	}
+	return ok || padded_ok;
+}
+
+static int do_verify(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pcrs", required_argument, NULL, 'p' },
+		{ "tcti", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bank_values banks[MAX_BANKS];
+	const char *tcti = NULL;
+	int nbanks = 0, c;
+	bool verbose = false, all_ok = true;
+	unsigned long bad = 0;
+	uint8_t *buf;
+	size_t len;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			/* "ALGO,FILE", or "FILE" for sha1 as evmctl takes it. */
+			char *comma = strchr(optarg, ',');
+			struct bank_values *b = &banks[nbanks];
+
+			if (nbanks == MAX_BANKS) {
+				error_msg("at most %d --pcrs", MAX_BANKS);
+				return EXIT_USAGE;
+			}
+			memset(b, 0, sizeof(*b));
+			if (comma)
+				*comma = '\0';
+			b->algo = comma ? parse_bank(optarg) : UEVM_HASH_SHA1;
+			if (b->algo < 0 || read_pcr_file(comma ? comma + 1 : optarg, b))
+				return EXIT_USAGE;
+			nbanks++;
+			break;
+		}
+		case 't':
+			tcti = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(cmd, stdout);
+			return 0;
+		default:
+			usage(cmd, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || (!nbanks && !tcti)) {
+		usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
+	if (tcti && read_tpm_banks(tcti, banks, &nbanks))
+		return EXIT_ERROR;
+	if (load_list(argv[optind], &buf, &len))
+		return EXIT_ERROR;
+	for (int i = 0; i < nbanks; i++) {
+		unsigned long b;
+
+		all_ok &= verify_bank(buf, len, &banks[i], argv[optind], verbose, &b);
+		if (b > bad)
+			bad = b;
+	}
+	free(buf);
+	if (bad == ~0UL)
+		return EXIT_ERROR;
+	if (bad)
+		printf("%lu entries: the template digest does not match the data\n", bad);
+	printf("%s\n", all_ok && !bad ? "list verified" : "list NOT verified");
+	return all_ok && !bad ? 0 : EXIT_VERIFY_FAILED;
+}
+
+/* ---- add ---------------------------------------------------------------------- */
+
+struct add_opts {
+	int algo;
+	bool verbose;
+};
+
+static int measure_path(struct ima_measurements *ml, const char *path,
+			const char *tmpl, int pcr, const struct add_opts *o)
+{
+	uint8_t digest[UEVM_MAX_DIGEST_SIZE], *ima = NULL, *evm = NULL;
+	size_t ima_size = 0, evm_size = 0;
+	ssize_t ima_len, evm_len;
+	char *abs = realpath(path, NULL);
+	struct ima_event_data ev = { 0 };
+	struct uevm_file f;
+	int ret;
+
+	uevm_clear_last_error();
+	ret = uevm_file_openat(&f, AT_FDCWD, path, path);
+	if (ret) {
+		file_error(path, "cannot open", ret);
+		free(abs);
+		return ret;
+	}
+	if (!S_ISREG(f.st.st_mode) || !f.io) {
+		uevm_clear_last_error();
+		file_error(path, "not a regular file", -EINVAL);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = uevm_hash_fd(f.fd, o->algo, digest);
+	if (ret) {
+		file_error(path, "cannot hash", ret);
+		goto out;
+	}
+	ima_len = uevm_getxattr_alloc(&f, XATTR_NAME_IMA, &ima, &ima_size);
+	evm_len = uevm_getxattr_alloc(&f, XATTR_NAME_EVM, &evm, &evm_size);
+	ev.filename = abs ? abs : path;
+	ev.algo = o->algo;
+	ev.digest = digest;
+	ev.digest_len = uevm_hash_algo_digest_size(o->algo);
+	ev.xattr_value = ima_len > 0 ? ima : NULL;
+	ev.xattr_len = ima_len > 0 ? (size_t)ima_len : 0;
+	ev.evm_value = evm_len > 0 ? evm : NULL;
+	ev.evm_len = evm_len > 0 ? (size_t)evm_len : 0;
+	ev.file = &f;
+	ret = ima_ml_add_file(ml, &ev, tmpl, pcr);
+	if (ret < 0) {
+		file_error(path, "cannot measure", ret);
+	} else if (o->verbose) {
+		fputs(ret ? "already measured " : "measured ", stdout);
+		fput_path(stdout, ev.filename);
+		putchar('\n');
+		ret = 0;
+	} else {
+		ret = 0;
+	}
+out:
+	free(ima);
+	free(evm);
+	free(abs);
+	uevm_file_close(&f);
+	return ret;
+}
+
+static const char *const state_names[] = {
+	[IMA_ML_CREATED] = "created",
+	[IMA_ML_RESUMED] = "resumed",
+	[IMA_ML_COMPLETED] = "resumed; the last entry's extend was completed",
+	[IMA_ML_ROTATED] = "the TPM was reset: old list moved to .prev, new list created",
+};
+
+static int do_add(const struct command *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "list", required_argument, NULL, 'l' },
+		{ "tcti", required_argument, NULL, 't' },
+		{ "template", required_argument, NULL, 'T' },
+		{ "pcr", required_argument, NULL, 'p' },
+		{ "hash-algo", required_argument, NULL, 'a' },
+		{ "violation", required_argument, NULL, 'V' },
+		{ "rotate-stale", no_argument, NULL, 'R' },
+		{ "no-sync", no_argument, NULL, 'S' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct add_opts o = { .algo = UEVM_HASH_SHA256 };
+	struct ima_ml_config cfg;
+	struct ima_measurements *ml;
+	const char *tmpl = NULL, **violations = NULL;
+	int nviol = 0, pcr = -1, errors = 0, c, ret;
+	char *end;
+	long v;
+
+	ima_ml_config_init(&cfg);
+	cfg.tcti = getenv("UEVM_TCTI");
+	if (cfg.tcti && (!*cfg.tcti || !strcmp(cfg.tcti, "none")))
+		cfg.tcti = NULL;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "a:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			cfg.path = optarg;
+			break;
+		case 't':
+			cfg.tcti = strcmp(optarg, "none") ? optarg : NULL;
+			break;
+		case 'T':
+			tmpl = optarg;
+			cfg.template_name = optarg;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v >= IMA_ML_NUM_PCRS) {
+				error_msg("--pcr needs a PCR from 0 to %d, not '%s'",
+					  IMA_ML_NUM_PCRS - 1, optarg);
+				free(violations);
+				return EXIT_USAGE;
+			}
+			pcr = (int)v;
+			cfg.pcr = (int)v;
+			break;
+		case 'a':
+			o.algo = parse_bank(optarg);
+			if (o.algo < 0) {
+				free(violations);
+				return EXIT_USAGE;
+			}
+			cfg.hash_algo = o.algo;
+			break;
+		case 'V': {
+			const char **nv = realloc(violations, sizeof(*nv) * (size_t)(nviol + 1));
+
+			if (!nv) {
+				free(violations);
+				return EXIT_ERROR;
+			}
+			violations = nv;
+			violations[nviol++] = optarg;
+			break;
+		}
+		case 'R':
+			cfg.rotate_stale = true;
+			break;
+		case 'S':
+			cfg.no_sync = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			usage(cmd, stdout);
+			free(violations);
+			return 0;
+		default:
+			usage(cmd, stderr);
+			free(violations);
+			return EXIT_USAGE;
+		}
+	}
+	if (!cfg.path) {
+		error_msg("add needs --list FILE");
+		free(violations);
+		return EXIT_USAGE;
+	}
+	uevm_clear_last_error();
+	ret = ima_ml_open(&cfg, &ml);
+	if (ret) {
+		error_msg("%s", uevm_last_error());
+		free(violations);
+		return EXIT_ERROR;
+	}
+	if (o.verbose) {
+		fput_path(stdout, cfg.path);
+		printf(": %s (%zu entries%s)\n", state_names[ima_ml_open_state(ml)],
+		       ima_ml_count(ml), ima_ml_has_tpm(ml) ? ", TPM" : ", software PCRs");
+	}
+	for (int i = 0; i < nviol; i++) {
+		ret = ima_ml_add_violation(ml, violations[i], tmpl, pcr);
+		if (ret < 0) {
+			error_msg("violation for %s: %s", violations[i], uevm_last_error());
+			errors++;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		errors += measure_path(ml, argv[i], tmpl, pcr, &o) != 0;
+	ima_ml_close(ml);
+	free(violations);
+	return errors ? EXIT_ERROR : 0;
+}
+
+int cmd_measurements(const struct command *cmd, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(const struct command *, int, char **);
+	} subs[] = {
+		{ "show", do_show },
+		{ "replay", do_replay },
+		{ "verify", do_verify },
+		{ "add", do_add },
+		{ "daemon", uevmd_measurements },	/* uevmd's list: cmd_uevmd.c */
+	};
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(cmd, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(cmd, argc - 1, argv + 1);
+	error_msg("unknown measurements command '%s'", argv[1]);
+	usage(cmd, stderr);
+	return EXIT_USAGE;
+}

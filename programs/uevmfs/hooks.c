@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What a hook call is made of: the caller's credentials (from the FUSE
+ * request and /proc/PID/status, never uevmfs's own), the SOURCE object as
+ * a struct uevm_file reached through its inode's fd, and its name as the
+ * caller sees it (MOUNTPOINT/...) for audit records and measurements.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <unistd.h>
+#include "uevmfs.h"
+
+void ufs_req_cred(fuse_req_t req, struct integrity_cred *cred)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	/* FUSE gives the caller's fsuid/fsgid; /proc gives the rest.  When
+	 * the two disagree (the process is gone and its pid reused, or it
+	 * uses setfsuid), nothing from /proc is trusted: no capabilities. */
+	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, cred) == 0 &&
+	    cred->euid == ctx->uid && cred->egid == ctx->gid)
+		return;
+	memset(cred, 0, sizeof(*cred));
+	cred->uid = cred->euid = ctx->uid;
+	cred->gid = cred->egid = ctx->gid;
+	cred->pid = ctx->pid;
+	cred->auid = cred->ses = (uint32_t)-1;
+	snprintf(cred->comm, sizeof(cred->comm), "?");
+}
+
+/* The name the caller knows the object by: SOURCE/x becomes MOUNTPOINT/x. */
+static void display_name(const struct ufs_inode *in, char *out, size_t len)
+{
+	char proc[40], path[PATH_MAX];
+	ssize_t n;
+
+	ufs_proc_path(in, proc, sizeof(proc));
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n <= 0) {
+		snprintf(out, len, "%s/?", ufs.mountpoint);
+		return;
+	}
+	path[n] = '\0';
+	if (!strncmp(path, ufs.source, ufs.source_len) &&
+	    (path[ufs.source_len] == '/' || path[ufs.source_len] == '\0')) {
+		const char *rest = path + ufs.source_len;
+
+		snprintf(out, len, "%s%s", strcmp(ufs.mountpoint, "/") || !*rest ?
+			 ufs.mountpoint : "", rest);
+	} else {
+		snprintf(out, len, "%s", path);
+	}
+}
+
+int ufs_hook_begin(struct ufs_inode *in, int iofd,
+		   const struct integrity_cred *cred, struct ufs_hook *h)
+{
+	struct uevm_file *f = &h->file;
+
+	memset(f, 0, sizeof(*f));
+	memset(&h->ev, 0, sizeof(h->ev));
+	h->own_fd = false;
+	f->fd = -1;
+	f->dirfd = ufs_devfd(in->dev);
+	if (S_ISREG(in->type) || S_ISDIR(in->type)) {
+		if (iofd >= 0) {
+			f->fd = iofd;
+		} else {
+			int fd = ufs_reopen(in, O_RDONLY | O_NOCTTY | O_NONBLOCK |
+					    O_NOATIME |
+					    (S_ISDIR(in->type) ? O_DIRECTORY : 0));
+
+			if (fd < 0)
+				return fd;
+			f->fd = fd;
+			h->own_fd = true;
+		}
+		f->io = true;
+	} else {
+		/* Symlinks, devices, FIFOs, sockets: never opened for I/O. */
+		f->fd = in->fd;
+	}
+	if (fstat(f->fd, &f->st) < 0) {
+		int e = errno;
+
+		ufs_hook_end(h);
+		return -e;
+	}
+	display_name(in, h->name, sizeof(h->name));
+	f->path = h->name;
+	h->cred = *cred;
+	h->ev.file = f;
+	h->ev.cred = &h->cred;
+	h->ev.filename = h->name;
+	return 0;
+}
+
+void ufs_hook_end(struct ufs_hook *h)
+{
+	if (h->own_fd && h->file.fd >= 0)
+		close(h->file.fd);
+	h->file.fd = -1;
+	h->own_fd = false;
+}
+
+int ufs_open_mask(int flags)
+{
+	int acc = flags & O_ACCMODE, mask = 0;
+
+	/* execve's open asks for MAY_EXEC alone (do_open_execat). */
+	if (flags & UFS_FMODE_EXEC)
+		return MAY_EXEC;
+	/* build_open_flags: ACC_MODE, O_TRUNC writes, O_APPEND appends. */
+	if (acc == O_RDONLY || acc == O_RDWR || acc == O_ACCMODE)
+		mask |= MAY_READ;
+	if (acc == O_WRONLY || acc == O_RDWR || acc == O_ACCMODE)
+		mask |= MAY_WRITE;
+	if (flags & O_TRUNC)
+		mask |= MAY_WRITE;
+	if (flags & O_APPEND)
+		mask |= MAY_APPEND;
+	return mask;
+}
+
+void ufs_as_caller(fuse_req_t req)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	/* Per thread (the raw syscalls); the capabilities stay, because
+	 * SECBIT_NO_SETUID_FIXUP is set: the kernel's default_permissions
+	 * already checked the caller's access on the mount. */
+	setfsgid(ctx->gid);
+	setfsuid(ctx->uid);
+}
+
+void ufs_as_daemon(void)
+{
+	setfsuid(0);
+	setfsgid(0);
+}

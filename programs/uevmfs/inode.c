@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The inode table: one O_PATH fd per SOURCE object the kernel knows,
+ * keyed by (device, inode number).  Every operation reaches SOURCE through
+ * these fds (*at() calls, /proc/self/fd), never through a SOURCE path that
+ * could be swapped meanwhile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "uevmfs.h"
+
+static size_t bucket_of(dev_t dev, ino_t ino, size_t n)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
+
+	h ^= h >> 29;
+	return (size_t)(h % n);
+}
+
+static int devfd_add(dev_t dev, int dirfd_path)
+{
+	char proc[40];
+	int fd;
+
+	pthread_mutex_lock(&ufs.devfd_lock);
+	for (int i = 0; i < ufs.ndevfds; i++)
+		if (ufs.devfds[i].dev == dev) {
+			pthread_mutex_unlock(&ufs.devfd_lock);
+			return 0;
+		}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd_path);
+	fd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && ufs.ndevfds < (int)(sizeof(ufs.devfds) / sizeof(ufs.devfds[0]))) {
+		ufs.devfds[ufs.ndevfds].dev = dev;
+		ufs.devfds[ufs.ndevfds].fd = fd;
+		ufs.ndevfds++;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	pthread_mutex_unlock(&ufs.devfd_lock);
+	return 0;
+}
+
+int ufs_devfd(dev_t dev)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&ufs.devfd_lock);
+	for (int i = 0; i < ufs.ndevfds; i++)
+		if (ufs.devfds[i].dev == dev)
+			fd = ufs.devfds[i].fd;
+	pthread_mutex_unlock(&ufs.devfd_lock);
+	return fd;
+}
+
+int ufs_table_init(struct ufs *fs, const char *source)
+{
+	struct stat st;
+
+	pthread_mutex_init(&fs->table_lock, NULL);
+	pthread_mutex_init(&fs->devfd_lock, NULL);
+	fs->nbuckets = 4096;
+	fs->buckets = calloc(fs->nbuckets, sizeof(*fs->buckets));
+	if (!fs->buckets)
+		return -ENOMEM;
+	fs->root.fd = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->root.fd < 0)
+		return -errno;
+	if (fstat(fs->root.fd, &st) < 0)
+		return -errno;
+	fs->root.dev = st.st_dev;
+	fs->root.ino = st.st_ino;
+	fs->root.type = S_IFDIR;
+	fs->root.nlookup = 2;	/* never forgotten */
+	pthread_mutex_init(&fs->root.lock, NULL);
+	devfd_add(st.st_dev, fs->root.fd);
+	return ufs_devfd(st.st_dev) >= 0 ? 0 : -EACCES;
+}
+
+static void inode_free(struct ufs_inode *in)
+{
+	close(in->fd);
+	pthread_mutex_destroy(&in->lock);
+	free(in);
+}
+
+void ufs_table_free(struct ufs *fs)
+{
+	for (size_t b = 0; fs->buckets && b < fs->nbuckets; b++)
+		while (fs->buckets[b]) {
+			struct ufs_inode *in = fs->buckets[b];
+
+			fs->buckets[b] = in->next;
+			inode_free(in);
+		}
+	free(fs->buckets);
+	fs->buckets = NULL;
+	if (fs->root.fd >= 0)
+		close(fs->root.fd);
+	for (int i = 0; i < fs->ndevfds; i++)
+		close(fs->devfds[i].fd);
+	fs->ndevfds = 0;
+}
+
+struct ufs_inode *ufs_inode(fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? &ufs.root : (struct ufs_inode *)(uintptr_t)ino;
+}
+
+static void grow_table(void)
+{
+	size_t n = ufs.nbuckets * 2;
+	struct ufs_inode **nb = calloc(n, sizeof(*nb));
+
+	if (!nb)
+		return;	/* longer chains, still correct */
+	for (size_t b = 0; b < ufs.nbuckets; b++)
+		while (ufs.buckets[b]) {
+			struct ufs_inode *in = ufs.buckets[b];
+			size_t nbk = bucket_of(in->dev, in->ino, n);
+
+			ufs.buckets[b] = in->next;
+			in->next = nb[nbk];
+			nb[nbk] = in;
+		}
+	free(ufs.buckets);
+	ufs.buckets = nb;
+	ufs.nbuckets = n;
+}
+
+/* Find or add the object of ST, whose O_PATH fd is FD (taken: closed when
+ * the object is already known).  Raises its lookup count. */
+static struct ufs_inode *insert(int fd, const struct stat *st)
+{
+	struct ufs_inode *in;
+	size_t b;
+
+	if (st->st_dev == ufs.root.dev && st->st_ino == ufs.root.ino) {
+		close(fd);
+		pthread_mutex_lock(&ufs.table_lock);
+		ufs.root.nlookup++;
+		pthread_mutex_unlock(&ufs.table_lock);
+		return &ufs.root;
+	}
+	pthread_mutex_lock(&ufs.table_lock);
+	b = bucket_of(st->st_dev, st->st_ino, ufs.nbuckets);
+	for (in = ufs.buckets[b]; in; in = in->next)
+		if (in->ino == st->st_ino && in->dev == st->st_dev)
+			break;
+	if (in) {
+		in->nlookup++;
+		pthread_mutex_unlock(&ufs.table_lock);
+		close(fd);
+		return in;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		pthread_mutex_unlock(&ufs.table_lock);
+		close(fd);
+		return NULL;
+	}
+	in->fd = fd;
+	in->dev = st->st_dev;
+	in->ino = st->st_ino;
+	in->type = st->st_mode & S_IFMT;
+	in->nlookup = 1;
+	pthread_mutex_init(&in->lock, NULL);
+	in->next = ufs.buckets[b];
+	ufs.buckets[b] = in;
+	if (++ufs.count > ufs.nbuckets)
+		grow_table();
+	pthread_mutex_unlock(&ufs.table_lock);
+	/* A directory on a filesystem not seen yet (a submount of SOURCE). */
+	if (S_ISDIR(st->st_mode) && st->st_dev != ufs.root.dev)
+		devfd_add(st->st_dev, fd);
+	return in;
+}
+
+static void fill_entry(struct ufs_inode *in, const struct stat *st,
+		       struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = in == &ufs.root ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)in;
+	e->attr = *st;
+	e->attr_timeout = ufs.timeout;
+	e->entry_timeout = ufs.timeout;
+}
+
+int ufs_do_lookup(struct ufs_inode *parent, const char *name,
+		  struct fuse_entry_param *e)
+{
+	struct ufs_inode *in;
+	struct stat st;
+	int fd;
+
+	fd = openat(parent->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		int e2 = errno;
+
+		close(fd);
+		return -e2;
+	}
+	in = insert(fd, &st);
+	if (!in)
+		return -ENOMEM;
+	fill_entry(in, &st, e);
+	return 0;
+}
+
+int ufs_enter_fd(int fd, struct fuse_entry_param *e)
+{
+	struct ufs_inode *in;
+	struct stat st;
+	char proc[40];
+	int pfd;
+
+	/* Through the magic link (followed: O_NOFOLLOW would open the link
+	 * itself) to the very inode FD has open. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	pfd = open(proc, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0) {
+		int e2 = errno;
+
+		close(pfd);
+		return -e2;
+	}
+	in = insert(pfd, &st);
+	if (!in)
+		return -ENOMEM;
+	fill_entry(in, &st, e);
+	return 0;
+}
+
+void ufs_forget_one(struct ufs_inode *in, uint64_t n)
+{
+	struct ufs_inode **pp;
+
+	pthread_mutex_lock(&ufs.table_lock);
+	in->nlookup = in->nlookup > n ? in->nlookup - n : 0;
+	if (in->nlookup || in == &ufs.root) {
+		pthread_mutex_unlock(&ufs.table_lock);
+		return;
+	}
+	for (pp = &ufs.buckets[bucket_of(in->dev, in->ino, ufs.nbuckets)]; *pp;
+	     pp = &(*pp)->next)
+		if (*pp == in) {
+			*pp = in->next;
+			ufs.count--;
+			break;
+		}
+	pthread_mutex_unlock(&ufs.table_lock);
+	inode_free(in);
+}
+
+void ufs_proc_path(const struct ufs_inode *in, char *buf, size_t len)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", in->fd);
+}
+
+int ufs_reopen(const struct ufs_inode *in, int flags)
+{
+	char proc[40];
+	int fd;
+
+	ufs_proc_path(in, proc, sizeof(proc));
+	fd = open(proc, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}

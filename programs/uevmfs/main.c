@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * uevmfs SOURCE MOUNTPOINT [-o OPTIONS]: set up the integrity system (key,
+ * policy, measurement list, audit), mount, serve the control tree, and run
+ * the FUSE loop until unmounted or signalled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/securebits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "uevm/keys.h"
+#include "uevm/measure.h"
+#include "uevmfs.h"
+
+struct ufs ufs = { .root = { .fd = -1 } };
+
+/* The default policy: measure what is executed and what root reads, and
+ * appraise every file of the mount (uevmfs exists to enforce its tree). */
+static const char default_policy[] =
+	"measure func=BPRM_CHECK mask=MAY_EXEC\n"
+	"measure func=FILE_CHECK mask=^MAY_READ euid=0\n"
+	"appraise\n";
+
+#define DEFAULT_SECURITYFS	"/run/uevm/security"
+#define DEFAULT_ML_DIR		"/var/lib/uevm/uevmfs"
+#define POLICY_FILE_MAX		(4u << 20)
+
+struct opts {
+	char *source, *mountpoint;
+	char *key, *policy, *mode, *ml, *securityfs, *audit_log, *syslog_socket;
+	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs;
+	int pcr;
+	int nosyslog, noauditd, integrity_audit, m32;
+	double timeout;
+	unsigned int readahead_kb, max_threads;
+	int help, version, foreground, debug, singlethread;
+};
+
+#define OPT(t, f) { t, offsetof(struct opts, f), 1 }
+static const struct fuse_opt opt_spec[] = {
+	OPT("key=%s", key), OPT("hmac_key=%s", key),
+	OPT("--hmac-key %s", key), OPT("--hmac-key=%s", key),
+	OPT("policy=%s", policy), OPT("mode=%s", mode), OPT("ml=%s", ml),
+	OPT("securityfs=%s", securityfs), OPT("audit_log=%s", audit_log),
+	OPT("syslog_socket=%s", syslog_socket), OPT("nosyslog", nosyslog),
+	OPT("noauditd", noauditd), OPT("integrity_audit", integrity_audit),
+	OPT("tcti=%s", tcti), OPT("pcr=%d", pcr), OPT("template=%s", template_name),
+	OPT("hash=%s", hash), OPT("uuid=%s", uuid), OPT("m32", m32),
+	OPT("evm=%s", evm), OPT("evm_xattrs=%s", evm_xattrs),
+	OPT("timeout=%lf", timeout), OPT("readahead=%u", readahead_kb),
+	OPT("max_threads=%u", max_threads),
+	OPT("-h", help), OPT("--help", help), OPT("-V", version),
+	OPT("--version", version), OPT("-f", foreground), OPT("-d", debug),
+	OPT("debug", debug), OPT("-s", singlethread),
+	FUSE_OPT_END
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: uevmfs SOURCE MOUNTPOINT [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]\n"
+"\n"
+"Shows SOURCE at MOUNTPOINT; every open, exec, write, close, chmod, chown,\n"
+"truncate, setxattr, removexattr and create passes through the EVM/IMA hooks.\n"
+"\n"
+"Options (-o):\n"
+"  key=KEY             HMAC key, any form uevm accepts (also --hmac-key KEY)\n"
+"  mode=MODE           enforce (default), log, fix or off\n"
+"  policy=POLICY       a policy file (a path with '/'), a built-in name\n"
+"                      (tcb, appraise_tcb, ...), 'default' or 'none'\n"
+"  ml=PATH             measurement list file ('memory': not kept; 'none': no\n"
+"                      measurements); default " DEFAULT_ML_DIR "/<mountpoint>.ml\n"
+"  tcti=TCTI pcr=N template=NAME   the list's TPM, PCR and template\n"
+"  securityfs=DIR      control tree (default " DEFAULT_SECURITYFS ", 'none')\n"
+"  evm=BITS            written to evm at start (default 1 with a key, else 0)\n"
+"  audit_log=FILE      also append audit records to FILE\n"
+"  syslog_socket=PATH  syslog socket (default /dev/log); nosyslog, noauditd\n"
+"  integrity_audit     informational audit records too\n"
+"  hash=ALGO uuid=UUID|none m32 evm_xattrs=NAME[:NAME...]  as uevm label\n"
+"  timeout=SECONDS     attribute and entry cache (default 1)\n"
+"  readahead=KB        the mount's read-ahead (default 512)\n"
+"  max_threads=N       FUSE worker threads (default 16)\n"
+"  -f foreground, -d debug (implies -f), -s single-threaded\n"
+"Other -o options go to FUSE (see mount.fuse3(8)).\n");
+}
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct opts *o = data;
+
+	(void)outargs;
+	if (key != FUSE_OPT_KEY_NONOPT)
+		return 1;	/* keep: for FUSE */
+	if (!o->source)
+		o->source = strdup(arg);
+	else if (!o->mountpoint)
+		o->mountpoint = strdup(arg);
+	else {
+		fprintf(stderr, "uevmfs: unexpected argument '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static void opts_free(struct opts *o)
+{
+	char **strs[] = {
+		&o->source, &o->mountpoint, &o->key, &o->policy, &o->mode, &o->ml,
+		&o->securityfs, &o->audit_log, &o->syslog_socket, &o->tcti,
+		&o->template_name, &o->hash, &o->uuid, &o->evm, &o->evm_xattrs,
+	};
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		free(*strs[i]);
+		*strs[i] = NULL;
+	}
+}
+
+/* ---- starting as a daemon ------------------------------------------------------- */
+
+static int ready_fd = -1;
+
+/* The parent waits until the child says the mount is up (exit 0) or the
+ * child exits (its status): errors reach the terminal either way. */
+static void daemon_start(void)
+{
+	int p[2], status;
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		perror("uevmfs: cannot start in the background");
+		exit(1);
+	}
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1 && c == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+			_exit(WEXITSTATUS(status) ? WEXITSTATUS(status) : 1);
+		_exit(1);
+	}
+	close(p[0]);
+	ready_fd = p[1];
+}
+
+static void daemon_ready(void)
+{
+	int fd;
+
+	if (ready_fd < 0)
+		return;
+	setsid();
+	if (chdir("/") < 0) {
+		/* nothing relies on the working directory */
+	}
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+	}
+	if (write(ready_fd, "", 1) < 0) {
+		/* the parent is gone: nobody to tell */
+	}
+	close(ready_fd);
+	ready_fd = -1;
+}
+
+/* ---- the integrity system -------------------------------------------------------- */
+
+static int parse_uuid_opt(const char *s, struct uevm_config *cfg)
+{
+	int n = 0;
+
+	if (!strcmp(s, "none")) {
+		cfg->uuid_mode = UEVM_UUID_NONE;
+		return 0;
+	}
+	for (const char *p = s; *p; p++) {
+		unsigned int v;
+
+		if (*p == '-')
+			continue;
+		if (n == 32 || sscanf(p, "%1x", &v) != 1)
+			return -EINVAL;
+		cfg->uuid[n / 2] = (uint8_t)(n % 2 ? cfg->uuid[n / 2] | v : v << 4);
+		n++;
+	}
+	if (n != 32)
+		return -EINVAL;
+	cfg->uuid_mode = UEVM_UUID_FIXED;
+	return 0;
+}
+
+static int read_file(const char *path, char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0 || !buf) {
+		int e = fd < 0 ? errno : ENOMEM;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = cap < POLICY_FILE_MAX ? realloc(buf, cap * 2) : NULL;
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int load_policy(const char *spec, struct ima_policy **out)
+{
+	unsigned int line = 0;
+	size_t len = 0;
+	char *text = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!spec || !strcmp(spec, "default"))
+		return ima_policy_parse(default_policy, strlen(default_policy), out) ?
+			       (fprintf(stderr, "uevmfs: default policy: %s\n",
+					uevm_last_error()), -1) : 0;
+	if (!strcmp(spec, "none"))
+		return 0;
+	if (!strchr(spec, '/')) {
+		ret = ima_policy_builtin(spec, out);
+		if (ret)
+			fprintf(stderr, "uevmfs: policy '%s': %s\n", spec, uevm_last_error());
+		return ret ? -1 : 0;
+	}
+	ret = read_file(spec, &text, &len);
+	if (ret) {
+		fprintf(stderr, "uevmfs: %s: %s\n", spec, strerror(-ret));
+		return -1;
+	}
+	ret = ima_policy_parse_lines(text, len, out, &line);
+	free(text);
+	if (ret)
+		fprintf(stderr, "uevmfs: %s: %s\n", spec, uevm_last_error());
+	return ret ? -1 : 0;
+}
+
+/* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */
+static char *default_ml_path(const char *mountpoint)
+{
+	char name[PATH_MAX], *out;
+	size_t n = 0;
+
+	for (const char *p = mountpoint + 1; *p && n + 5 < sizeof(name); p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '/')
+			name[n++] = '-';
+		else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '.')
+			name[n++] = (char)c;
+		else
+			n += (size_t)snprintf(name + n, sizeof(name) - n, "_%02x", c);
+	}
+	name[n] = '\0';
+	if (mkdir("/var/lib/uevm", 0700) < 0 && errno != EEXIST)
+		return NULL;
+	if (mkdir(DEFAULT_ML_DIR, 0700) < 0 && errno != EEXIST)
+		return NULL;
+	if (asprintf(&out, DEFAULT_ML_DIR "/%s.ml", n ? name : "root") < 0)
+		return NULL;
+	return out;
+}
+
+static int open_ml(const struct opts *o, struct ima_measurements **out)
+{
+	struct ima_ml_config c;
+	char *path = NULL;
+	int ret;
+
+	*out = NULL;
+	if (o->ml && !strcmp(o->ml, "none"))
+		return 0;
+	ima_ml_config_init(&c);
+	if (!o->ml) {
+		path = default_ml_path(ufs.mountpoint);
+		if (!path) {
+			fprintf(stderr, "uevmfs: cannot create %s: %s\n", DEFAULT_ML_DIR,
+				strerror(errno));
+			return -1;
+		}
+		c.path = path;
+	} else if (strcmp(o->ml, "memory")) {
+		c.path = o->ml;
+	}
+	if (o->pcr >= 0)
+		c.pcr = o->pcr;
+	if (o->template_name)
+		c.template_name = o->template_name;
+	if (o->tcti)
+		c.tcti = o->tcti;
+	ret = ima_ml_open(&c, out);
+	if (ret)
+		fprintf(stderr, "uevmfs: measurement list %s: %s\n",
+			c.path ? c.path : "(memory)", uevm_last_error());
+	free(path);
+	return ret ? -1 : 0;
+}
+
+static int setup_sys(const struct opts *o, struct ima_policy **policy,
+		     struct ima_measurements **ml)
+{
+	struct integrity_sys_config scfg = { 0 };
+	struct uevm_key *key = NULL;
+	struct uevm_config cfg;
+	struct uevm_ctx *ctx;
+	static const char *extra[32];
+	static char *extra_buf;
+	int ret;
+
+	uevm_config_init(&cfg);
+	if (o->hash) {
+		ret = uevm_hash_algo_by_name(o->hash);
+		if (ret < 0) {
+			fprintf(stderr, "uevmfs: unknown hash algorithm '%s'\n", o->hash);
+			return -1;
+		}
+		cfg.hash_algo = ret;
+	}
+	if (o->uuid && parse_uuid_opt(o->uuid, &cfg)) {
+		fprintf(stderr, "uevmfs: bad uuid '%s' (a UUID or 'none')\n", o->uuid);
+		return -1;
+	}
+	cfg.m32 = o->m32;
+	if (o->evm_xattrs) {
+		int n = 0;
+
+		extra_buf = strdup(o->evm_xattrs);
+		for (char *s = extra_buf, *tok; s && (tok = strsep(&s, ":")) && n < 31;)
+			if (*tok)
+				extra[n++] = tok;
+		extra[n] = NULL;
+		cfg.extra_xattrs = extra;
+	}
+	if (o->key && uevm_key_load(o->key, &key)) {
+		fprintf(stderr, "uevmfs: key %s: %s\n", o->key, uevm_last_error());
+		return -1;
+	}
+	if (uevm_ctx_new(&cfg, key, &ctx)) {
+		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());
+		uevm_key_free(key);
+		return -1;
+	}
+	if (o->mode && integrity_mode_parse(o->mode, &scfg.mode)) {
+		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());
+		uevm_ctx_free(ctx);
+		return -1;
+	}
+	scfg.audit.to_syslog = !o->nosyslog;
+	scfg.audit.syslog_socket = o->syslog_socket;
+	scfg.audit.to_auditd = !o->noauditd;
+	scfg.audit.integrity_audit = o->integrity_audit;
+	if (o->audit_log) {
+		ret = ufs_audit_log_open(o->audit_log);
+		if (ret) {
+			fprintf(stderr, "uevmfs: %s: %s\n", o->audit_log, strerror(-ret));
+			uevm_ctx_free(ctx);
+			return -1;
+		}
+		scfg.audit.sink = ufs_audit_log_sink;
+	}
+	if (integrity_sys_new(&scfg, ctx, &ufs.sys)) {
+		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());
+		return -1;
+	}
+	/* echo BITS > evm: EVM starts with the HMAC key, as after boot. */
+	if (o->evm ? strcmp(o->evm, "0") != 0 : key != NULL) {
+		struct integrity_cred self;
+		unsigned long bits = strtoul(o->evm ? o->evm : "1", NULL, 0);
+
+		integrity_cred_self(&self);
+		if (integrity_sys_evm_write(ufs.sys, &self, (uint32_t)bits)) {
+			fprintf(stderr, "uevmfs: evm=%lu: %s\n", bits, uevm_last_error());
+			return -1;
+		}
+	}
+	if (load_policy(o->policy, policy) < 0)
+		return -1;
+	integrity_sys_set_policy(ufs.sys, *policy);
+	if (open_ml(o, ml) < 0)
+		return -1;
+	integrity_sys_set_measurements(ufs.sys, *ml);
+	return 0;
+}
+
+/* ---- FUSE -------------------------------------------------------------------------- */
+
+static void ufs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* The kernel itself drops setuid bits and security.capability on a
+	 * write, as setattr/removexattr requests: through the hooks. */
+	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
+		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	if (conn->capable & FUSE_CAP_SPLICE_READ)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	conn->max_write = 1u << 20;
+	conn->max_read = 1u << 20;	/* as the max_read mount option says */
+	conn->max_readahead = 1u << 20;
+}
+
+const struct fuse_lowlevel_ops ufs_ops = {
+	.init = ufs_init,
+	.lookup = ufs_lookup,
+	.forget = ufs_forget,
+	.forget_multi = ufs_forget_multi,
+	.getattr = ufs_getattr,
+	.setattr = ufs_setattr,
+	.readlink = ufs_readlink,
+	.mknod = ufs_mknod,
+	.mkdir = ufs_mkdir,
+	.symlink = ufs_symlink,
+	.link = ufs_link,
+	.unlink = ufs_unlink,
+	.rmdir = ufs_rmdir,
+	.rename = ufs_rename,
+	.statfs = ufs_statfs,
+	.opendir = ufs_opendir,
+	.readdir = ufs_readdir,
+	.readdirplus = ufs_readdirplus,
+	.releasedir = ufs_releasedir,
+	.fsyncdir = ufs_fsyncdir,
+	.open = ufs_open,
+	.create = ufs_create,
+	.read = ufs_read,
+	.write_buf = ufs_write_buf,
+	.flush = ufs_flush,
+	.release = ufs_release,
+	.fsync = ufs_fsync,
+	.fallocate = ufs_fallocate,
+	.setxattr = ufs_setxattr,
+	.getxattr = ufs_getxattr,
+	.listxattr = ufs_listxattr,
+	.removexattr = ufs_removexattr,
+};
+
+/* "a,b" -> "a\,b": a path inside a -o list. */
+static char *escape_opt(const char *s)
+{
+	char *out = malloc(2 * strlen(s) + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == ',' || *s == '\\')
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	*p = '\0';
+	return out;
+}
+
+/* Large sequential reads: the mount's read-ahead window (bdi 0:N). */
+static void set_readahead(unsigned int kb)
+{
+	char line[4096], path[128];
+	unsigned int maj = 0, min = 0;
+	bool found = false;
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		char mnt[PATH_MAX];
+		unsigned int a, b;
+
+		if (sscanf(line, "%*d %*d %u:%u %*s %4095s", &a, &b, mnt) == 3 &&
+		    !strcmp(mnt, ufs.mountpoint)) {
+			maj = a;
+			min = b;
+			found = true;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	if (!found)
+		return;
+	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
+	fp = fopen(path, "we");
+	if (fp) {
+		fprintf(fp, "%u\n", kb);
+		fclose(fp);
+	}
+}
+
+static struct fuse_session *start_session(const struct opts *o, struct fuse_args *args)
+{
+	struct fuse_session *se;
+	char *fsname = escape_opt(ufs.source), *mopts = NULL;
+
+	if (!fsname || asprintf(&mopts, "default_permissions,allow_other,fsname=%s,"
+				"subtype=uevmfs,max_read=%u", fsname, 1u << 20) < 0) {
+		free(fsname);
+		return NULL;
+	}
+	free(fsname);
+	/* Ours first: the user's -o options come later and win. */
+	if (fuse_opt_insert_arg(args, 1, "-o") || fuse_opt_insert_arg(args, 2, mopts) ||
+	    (o->debug && fuse_opt_add_arg(args, "-d"))) {
+		free(mopts);
+		return NULL;
+	}
+	free(mopts);
+	se = fuse_session_new(args, &ufs_ops, sizeof(ufs_ops), NULL);
+	if (!se)
+		return NULL;
+	if (fuse_set_signal_handlers(se) != 0) {
+		fuse_session_destroy(se);
+		return NULL;
+	}
+	if (fuse_session_mount(se, ufs.mountpoint) != 0) {
+		fuse_remove_signal_handlers(se);
+		fuse_session_destroy(se);
+		return NULL;
+	}
+	return se;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Options, SOURCE and MOUNTPOINT: -1 to go on, else the exit status. */
+static int parse_args(struct fuse_args *args, struct opts *o)
+{
+	struct stat st;
+
+	if (fuse_opt_parse(args, o, opt_spec, opt_proc) != 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (o->help) {
+		usage(stdout);
+		return 0;
+	}
+	if (o->version) {
+		printf("uevmfs %s, FUSE %s\n", UEVM_VERSION, fuse_pkgversion());
+		return 0;
+	}
+	if (!o->source || !o->mountpoint) {
+		usage(stderr);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "uevmfs: must run as root (it writes security.* xattrs "
+			"and serves every user)\n");
+		return 2;
+	}
+	ufs.source = realpath(o->source, NULL);
+	ufs.mountpoint = realpath(o->mountpoint, NULL);
+	if (!ufs.source || stat(ufs.source, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "uevmfs: %s: not a directory\n", o->source);
+		return 2;
+	}
+	if (!ufs.mountpoint) {
+		fprintf(stderr, "uevmfs: %s: %s\n", o->mountpoint, strerror(errno));
+		return 2;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct opts o = { .pcr = -1, .timeout = 1.0, .readahead_kb = 512,
+			  .max_threads = 16 };
+	struct ima_policy *policy = NULL;
+	struct ima_measurements *ml = NULL;
+	struct fuse_session *se = NULL;
+	int ret;
+
+	/* The HMAC key lives in this process. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	umask(0);	/* modes arrive already masked by the caller's umask */
+
+	ret = parse_args(&args, &o);
+	if (ret >= 0)
+		goto done;
+	ret = 1;
+	ufs.source_len = strlen(ufs.source);
+	if (!strcmp(ufs.source, "/"))
+		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
+	ufs.timeout = o.timeout;
+	if (o.debug)
+		o.foreground = 1;
+	if (!o.foreground)
+		daemon_start();
+
+	/* Creation as the caller's fsuid keeps the capabilities. */
+	prctl(PR_SET_SECUREBITS, prctl(PR_GET_SECUREBITS) | SECBIT_NO_SETUID_FIXUP);
+	raise_fd_limit();
+	if (ufs_table_init(&ufs, ufs.source)) {
+		fprintf(stderr, "uevmfs: %s: cannot open: %s\n", ufs.source, strerror(errno));
+		goto out;
+	}
+	if (setup_sys(&o, &policy, &ml))
+		goto out;
+	se = start_session(&o, &args);
+	if (!se) {
+		fprintf(stderr, "uevmfs: cannot mount %s on %s\n", ufs.source, ufs.mountpoint);
+		goto out;
+	}
+	set_readahead(o.readahead_kb);
+	if (!o.securityfs || strcmp(o.securityfs, "none")) {
+		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
+
+		if (uevm_securityfs_new(ufs.sys, &ufs.sfs) ||
+		    uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
+			fprintf(stderr, "uevmfs: control tree at %s: %s\n", dir,
+				uevm_last_error());
+			/* Asked for explicitly: fail.  The default: go on without. */
+			if (o.securityfs) {
+				fuse_session_unmount(se);
+				goto out;
+			}
+		}
+	}
+	daemon_ready();
+
+	if (o.singlethread) {
+		ret = fuse_session_loop(se);
+	} else {
+		struct fuse_loop_config *lc = fuse_loop_cfg_create();
+
+		fuse_loop_cfg_set_clone_fd(lc, 1);
+		fuse_loop_cfg_set_max_threads(lc, o.max_threads);
+		fuse_loop_cfg_set_idle_threads(lc, o.max_threads);
+		ret = fuse_session_loop_mt(se, lc);
+		fuse_loop_cfg_destroy(lc);
+	}
+	/* Stopped by a signal (libfuse returns its number): a clean exit. */
+	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
+	if (ufs.sfs && uevm_securityfs_mountpoint(ufs.sfs))
+		uevm_securityfs_unmount(ufs.sfs);
+	fuse_session_unmount(se);
+out:
+	if (se) {
+		fuse_remove_signal_handlers(se);
+		fuse_session_destroy(se);
+	}
+	ufs_table_free(&ufs);
+	integrity_sys_free(ufs.sys);
+	uevm_securityfs_free(ufs.sfs);
+	ima_policy_free(policy);
+	ima_ml_close(ml);
+	ufs_audit_log_close();
+done:
+	fuse_opt_free_args(&args);
+	opts_free(&o);
+	free(ufs.source);
+	free(ufs.mountpoint);
+	return ret;
+}

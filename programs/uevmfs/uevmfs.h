@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * uevmfs: SOURCE shown at MOUNTPOINT, every operation passed through the
+ * integrity layer where the kernel places its hooks.  This front-end only
+ * translates FUSE requests into integrity_* calls; decisions are libuevm's.
+ */
+#ifndef UEVMFS_H
+#define UEVMFS_H
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include "uevm/integrity.h"
+#include "uevm/policy.h"
+#include "uevm/securityfs.h"
+
+/* The kernel's __FMODE_EXEC: an open made by execve() carries it in the
+ * flags FUSE passes on. */
+#define UFS_FMODE_EXEC 0x20
+
+/* One SOURCE object the kernel knows (FUSE node id = its address). */
+struct ufs_inode {
+	int fd;				/* O_PATH, never followed */
+	dev_t dev;
+	ino_t ino;
+	mode_t type;			/* S_IFMT bits */
+	uint64_t nlookup;		/* kernel references (table lock) */
+	struct ufs_inode *next;		/* hash chain (table lock) */
+	pthread_mutex_t lock;		/* cache_stamp */
+	bool cache_valid;		/* the kernel's page cache holds ... */
+	struct integrity_stamp cache_stamp; /* ... the content of this stamp */
+};
+
+struct ufs {
+	struct integrity_sys *sys;
+	struct uevm_securityfs *sfs;
+	struct ufs_inode root;
+	char *source;			/* realpath of SOURCE */
+	size_t source_len;
+	char *mountpoint;		/* realpath of MOUNTPOINT */
+	double timeout;			/* attribute and entry cache, seconds */
+	/* inode table, keyed by (dev, ino) */
+	pthread_mutex_t table_lock;
+	struct ufs_inode **buckets;
+	size_t nbuckets, count;
+	/* a readable directory fd per SOURCE filesystem: the hooks ask it for
+	 * the fs UUID and generation support of objects not opened for I/O */
+	pthread_mutex_t devfd_lock;
+	struct { dev_t dev; int fd; } devfds[64];
+	int ndevfds;
+};
+
+/* An open file. */
+struct ufs_file {
+	int fd;
+	int mask;			/* MAY_* the open was checked with */
+	struct ufs_inode *inode;
+	/* Writes take it shared; the close-time rehash takes it exclusive,
+	 * so that no write lands while the content is hashed. */
+	pthread_rwlock_t lock;
+	bool registered;		/* a writer the integrity layer counts */
+	atomic_bool written;		/* data written since registered */
+	struct integrity_cred cred;	/* the opener's */
+};
+
+/* Everything one hook call needs. */
+struct ufs_hook {
+	struct uevm_file file;
+	bool own_fd;
+	struct integrity_cred cred;
+	struct integrity_event ev;
+	char name[PATH_MAX];
+};
+
+extern struct ufs ufs;
+
+/* inode.c */
+int ufs_table_init(struct ufs *fs, const char *source);
+void ufs_table_free(struct ufs *fs);
+struct ufs_inode *ufs_inode(fuse_ino_t ino);
+/* Look NAME up under PARENT (O_PATH, no symlink followed); on success the
+ * inode's kernel reference count is raised and E filled in. */
+int ufs_do_lookup(struct ufs_inode *parent, const char *name,
+		  struct fuse_entry_param *e);
+/* Enter the regular file or directory open as FD (not taken) into the table
+ * as a lookup would. */
+int ufs_enter_fd(int fd, struct fuse_entry_param *e);
+void ufs_forget_one(struct ufs_inode *in, uint64_t n);
+/* A readable directory fd on device DEV, or -1. */
+int ufs_devfd(dev_t dev);
+/* Reopen IN through /proc/self/fd with FLAGS (as the daemon). */
+int ufs_reopen(const struct ufs_inode *in, int flags);
+/* "/proc/self/fd/N" of IN's O_PATH fd. */
+void ufs_proc_path(const struct ufs_inode *in, char *buf, size_t len);
+
+/* hooks.c */
+void ufs_req_cred(fuse_req_t req, struct integrity_cred *cred);
+/* Build a hook call for IN as CRED; IOFD (>= 0) is a readable fd of IN
+ * to use instead of opening one. */
+int ufs_hook_begin(struct ufs_inode *in, int iofd,
+		   const struct integrity_cred *cred, struct ufs_hook *h);
+void ufs_hook_end(struct ufs_hook *h);
+/* The MAY_* mask the kernel computes for an open with FLAGS. */
+int ufs_open_mask(int flags);
+/* Run the next operations as the caller's fsuid/fsgid (new objects get
+ * the caller as owner), then back as the daemon. */
+void ufs_as_caller(fuse_req_t req);
+void ufs_as_daemon(void);
+
+/* ops_node.c, ops_file.c, ops_xattr.c */
+extern const struct fuse_lowlevel_ops ufs_ops;
+void ufs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void ufs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void ufs_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *f);
+void ufs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		 struct fuse_file_info *fi);
+void ufs_readlink(fuse_req_t req, fuse_ino_t ino);
+void ufs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+	       dev_t rdev);
+void ufs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
+void ufs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		 const char *name);
+void ufs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+	      const char *newname);
+void ufs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void ufs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void ufs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		fuse_ino_t newparent, const char *newname, unsigned int flags);
+void ufs_statfs(fuse_req_t req, fuse_ino_t ino);
+void ufs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		 struct fuse_file_info *fi);
+void ufs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi);
+void ufs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		  struct fuse_file_info *fi);
+void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		mode_t mode, struct fuse_file_info *fi);
+void ufs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+	      struct fuse_file_info *fi);
+void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *bufv,
+		   off_t off, struct fuse_file_info *fi);
+void ufs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void ufs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
+	       struct fuse_file_info *fi);
+void ufs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+		   off_t length, struct fuse_file_info *fi);
+void ufs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+		  const char *value, size_t size, int flags);
+void ufs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+void ufs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+
+/* ops_file.c: a truncation is a write (by descriptor: through FH; by
+ * name: an open for write, the truncation, a close). */
+int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
+		 const struct integrity_cred *cred);
+
+/* audit_log.c: records as lines of an audit log file */
+int ufs_audit_log_open(const char *path);
+void ufs_audit_log_sink(const struct integrity_audit_record *r, void *arg);
+void ufs_audit_log_close(void);
+
+#endif

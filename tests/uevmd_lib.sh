@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the uevmd end-to-end tests (source after lib.sh).  Each test
+# makes its own ext4 image, loop-mounts it under $T and starts uevmd with
+# a configuration that watches only that mount; everything is stopped,
+# unmounted and removed on exit.  Nothing else is ever marked.
+: "${UEVMD:=${UEVM_BUILD:-$(cd "$TESTS_DIR/.." && pwd)/build/default}/uevmd}"
+
+MNT=$T/mnt
+CONF=$T/uevmd.conf
+SOCK=$T/uevmd.sock
+LOG=$T/uevmd.log
+UEVMD_PID=
+
+if [ "$(id -u)" -ne 0 ]; then
+	fail "uevmd tests need root (fanotify permission events, loop mounts)"
+	exit 1
+fi
+if [ ! -x "$UEVMD" ]; then
+	fail "uevmd is built" "$UEVMD is missing"
+	exit 1
+fi
+
+# stop_uevmd: SIGTERM; the daemon must still be running, exit 0 and
+# leave no sanitizer report in its output.
+stop_uevmd() {
+	local rc
+	if [ -n "$UEVMD_PID" ]; then
+		if ! kill -0 "$UEVMD_PID" 2>/dev/null; then
+			fail "uevmd was still running when stopped" "$(tail -n 20 "$T/uevmd.out" 2>/dev/null)"
+		fi
+		kill "$UEVMD_PID" 2>/dev/null
+		for _ in $(seq 1 200); do
+			kill -0 "$UEVMD_PID" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill -9 "$UEVMD_PID" 2>/dev/null
+		wait "$UEVMD_PID" 2>/dev/null
+		rc=$?
+		[ "$rc" -eq 0 ] || fail "uevmd exited with status 0 on SIGTERM" \
+			"status $rc: $(tail -n 20 "$T/uevmd.out" 2>/dev/null)"
+		if grep -qE "runtime error|Sanitizer" "$T/uevmd.out" 2>/dev/null; then
+			fail "uevmd: no sanitizer report" "$(grep -m 5 -E "runtime error|Sanitizer" "$T/uevmd.out")"
+			: >"$T/uevmd.out"
+		fi
+		UEVMD_PID=
+	fi
+}
+
+umount_image() {
+	stop_uevmd
+	if mountpoint -q "$MNT"; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+	fi
+}
+on_exit umount_image
+
+# make_image [SIZE]: a fresh ext4 (256-byte inodes: birth times and
+# nanosecond timestamps) mounted at $MNT.
+make_image() {
+	truncate -s "${1:-96M}" "$T/img"
+	mkfs.ext4 -q -F -I 256 "$T/img" || return 1
+	mkdir -p "$MNT"
+	mount -o loop "$T/img" "$MNT"
+}
+
+# write_conf [EXTRA LINE]...: a configuration watching $MNT only.
+write_conf() {
+	{
+		echo "mount = $MNT"
+		echo "policy = ${POLICY:-$T/policy}"
+		echo "key = ${KEYSPEC:-$T/key}"
+		echo "control_socket = $SOCK"
+		echo "control_tree = none"
+		echo "log_file = $LOG"
+		echo "audit_syslog = no"
+		echo "measurement_sync = no"
+		echo "deadline_ms = ${DEADLINE_MS:-5000}"
+		for l in "$@"; do echo "$l"; done
+	} >"$CONF"
+}
+
+# start_uevmd [uevmd options]: start and wait until it says "running".
+start_uevmd() {
+	"$UEVMD" -c "$CONF" "$@" >>"$T/uevmd.out" 2>&1 &
+	UEVMD_PID=$!
+	for _ in $(seq 1 200); do
+		if "$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running'; then
+			return 0
+		fi
+		kill -0 "$UEVMD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "uevmd did not start:" >&2
+	tail -n 20 "$T/uevmd.out" >&2
+	UEVMD_PID=
+	return 1
+}
+
+# status_field NAME: a counter from `uevm status`.
+status_field() {
+	"$UEVM" status --socket "$SOCK" | tr ' ' '\n' | grep -A1 -x "$1:" | tail -n 1
+}
+
+# The default test policy: appraise and measure opens and execs.
+write_policy() {
+	cat >"$T/policy" <<-'EOF'
+	measure func=BPRM_CHECK
+	measure func=FILE_CHECK mask=MAY_READ
+	appraise func=BPRM_CHECK
+	appraise func=FILE_CHECK
+	EOF
+}
+
+# log_has REGEX: the daemon's log file has a matching line (waits a bit:
+# records are written by the logger thread after the answer).
+log_has() {
+	for _ in $(seq 1 40); do
+		grep -qE -- "$1" "$LOG" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The errno of reading FILE ("ok" when it reads).
+open_result() {
+	local err
+	if err=$(cat -- "$1" 2>&1 >/dev/null); then echo ok; return; fi
+	case $err in
+	*"Permission denied"*) echo EACCES ;;
+	*"Operation not permitted"*) echo EPERM ;;
+	*) echo "other: $err" ;;
+	esac
+}
+
+# The errno of running FILE ("ok" when it runs and exits 0).
+exec_result() {
+	local err
+	if err=$("$1" 2>&1 >/dev/null); then echo ok; return; fi
+	case $err in
+	*"Permission denied"*) echo EACCES ;;
+	*"Operation not permitted"*) echo EPERM ;;
+	*) echo "other: $err" ;;
+	esac
+}

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Helpers for the uevmfs tests: source it after lib.sh.
+#
+#   ufs_mount SOURCE MOUNTPOINT [OPTIONS]   uevmfs in the foreground, in the
+#       background of the test; waits until mounted; UFS_PID is its pid.
+#       Every mount is undone when the test exits, even on failure.
+#   ufs_umount MOUNTPOINT                   unmount, wait for uevmfs, and
+#       check that it exited 0.
+#   ufs_records CAUSE NAME                  audit lines for NAME with CAUSE.
+
+UEVMFS=${UEVMFS:-$(dirname "$UEVM")/uevmfs}
+command -v fusermount3 >/dev/null || { fail "fusermount3 is installed (scripts/install-deps.sh)"; exit 1; }
+[ -x "$UEVMFS" ] || { fail "uevmfs is built ($UEVMFS)"; exit 1; }
+[ -c /dev/fuse ] || { fail "/dev/fuse exists"; exit 1; }
+
+UFS_MOUNTS=()
+UFS_PIDS=()
+_ufs_cleanup() {
+	local m p
+	for m in "${UFS_MOUNTS[@]}"; do
+		grep -q " $m fuse" /proc/mounts 2>/dev/null && fusermount3 -u -z "$m" 2>/dev/null
+	done
+	for p in "${UFS_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	return 0
+}
+on_exit _ufs_cleanup
+
+# mounted MOUNTPOINT TYPE: the mount is in /proc/mounts with that fs type.
+ufs_mounted() {
+	grep -q " $1 $2 " /proc/mounts
+}
+
+ufs_mount() {	# source mountpoint [options]
+	local src=$1 mnt=$2 opts=${3:-} i
+	mkdir -p "$mnt"
+	UFS_MOUNTS+=("$mnt")
+	case $opts in *securityfs=*) ;; *) opts="securityfs=none${opts:+,$opts}" ;; esac
+	"$UEVMFS" "$src" "$mnt" -f -o "$opts" >>"$T/uevmfs.stderr" 2>&1 &
+	UFS_PID=$!
+	UFS_PIDS+=("$UFS_PID")
+	for i in $(seq 1 200); do
+		ufs_mounted "$mnt" fuse.uevmfs && return 0
+		kill -0 "$UFS_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "uevmfs did not mount $mnt: $(tail -n 3 "$T/uevmfs.stderr")" >&2
+	return 1
+}
+
+# Also an assertion: uevmfs exits 0 (under ASan: no error, no leak).
+ufs_umount() {	# mountpoint
+	local i status
+	fusermount3 -u "$1" 2>/dev/null || fusermount3 -u -z "$1"
+	for i in $(seq 1 200); do
+		kill -0 "$UFS_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$UFS_PID" 2>/dev/null
+	status=$?
+	if [ "$status" = 0 ]; then
+		pass "uevmfs exits 0 after the unmount"
+	else
+		fail "uevmfs exits 0 after the unmount" \
+			"status $status: $(tail -n 40 "$T/uevmfs.stderr")"
+	fi
+}
+
+ufs_records() {	# cause name [audit log]
+	grep -F " cause=$1 " "${3:-$T/audit.log}" | grep -F "name=\"$2\""
+}
