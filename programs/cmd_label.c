@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* uevm label: write security.ima (regular files) and then security.evm. */
 #include <getopt.h>
+#include <pthread.h>
+#include <search.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "prog.h"
@@ -11,6 +13,43 @@ struct label_state {
 	atomic_ulong labelled;
 	atomic_ulong errors;
 };
+
+/* Hard links: one inode reached by several names is labelled once, or two
+ * threads would race (one's xattr write moves ctime under the other's hash). */
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *seen_root;
+
+static int cmp_ino(const void *a, const void *b)
+{
+	const struct stat *x = a, *y = b;
+
+	if (x->st_dev != y->st_dev)
+		return x->st_dev < y->st_dev ? -1 : 1;
+	if (x->st_ino != y->st_ino)
+		return x->st_ino < y->st_ino ? -1 : 1;
+	return 0;
+}
+
+static bool first_link(const struct stat *st)
+{
+	struct stat *key;
+	void *found;
+	bool first;
+
+	if (S_ISDIR(st->st_mode) || st->st_nlink < 2)
+		return true;
+	key = malloc(sizeof(*key));
+	if (!key)
+		return true;
+	*key = *st;
+	pthread_mutex_lock(&seen_lock);
+	found = tsearch(key, &seen_root, cmp_ino);
+	first = found && *(struct stat **)found == key;
+	pthread_mutex_unlock(&seen_lock);
+	if (!first)
+		free(key);
+	return first;
+}
 
 static int label_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
@@ -23,6 +62,8 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 		atomic_fetch_add(&s->errors, 1);
 		return 0;
 	}
+	if (!first_link(&f->st))
+		return 0;	/* another name of an inode already labelled */
 	ret = uevm_label_file(s->ctx, f);
 	if (ret) {
 		file_error(path, "not labelled", ret);
