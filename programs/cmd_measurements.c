@@ -19,52 +19,7 @@
 
 static int read_list(const char *path, uint8_t **out, size_t *len)
 {
-	size_t size = 0, cap = 0;
-	uint8_t *buf = NULL;
-	int fd, err = 0;
-
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) :
-		STDIN_FILENO;
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (size == cap) {
-			uint8_t *nb;
-
-			if (cap >= LIST_MAX_SIZE) {
-				err = -EFBIG;
-				break;
-			}
-			cap = cap ? 2 * cap : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + size, cap - size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*len = size;
-	return 0;
+	return read_file_all(path, LIST_MAX_SIZE, out, len);
 }
 
 static int load_list(const char *path, uint8_t **buf, size_t *len)

@@ -14,52 +14,7 @@
 
 static int read_all(const char *path, char **out, size_t *len)
 {
-	size_t size = 0, cap = 0;
-	char *buf = NULL;
-	int fd, err = 0;
-
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) :
-		STDIN_FILENO;
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (size == cap) {
-			char *nb;
-
-			if (cap >= POLICY_MAX_SIZE) {
-				err = -EFBIG;
-				break;
-			}
-			cap = cap ? 2 * cap : 65536;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + size, cap - size);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		size += (size_t)n;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*len = size;
-	return 0;
+	return read_file_all(path, POLICY_MAX_SIZE, (uint8_t **)out, len);
 }
 
 /* "FILE:LINE: message", the form editors jump to. */

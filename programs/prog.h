@@ -65,6 +65,8 @@ enum {
 	{ "help", no_argument, NULL, OPT_HELP }
 
 int parse_uuid(const char *s, uint8_t out[16]);
+/* A whole file ("-": stdin) of at most MAX bytes; -EFBIG beyond. */
+int read_file_all(const char *path, size_t max, uint8_t **out, size_t *len);
 void hex_encode(const uint8_t *in, size_t len, char *out);
 
 /* Print a path with control characters, backslashes and invalid UTF-8

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Option handling, messages and output escaping shared by the commands. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -323,4 +324,55 @@ void progress_clear_line(void)
 {
 	if (progress_run)
 		fputs("\r\033[K", stderr);
+}
+
+/* Read a whole file ("-": standard input) of at most MAX bytes. */
+int read_file_all(const char *path, size_t max, uint8_t **out, size_t *len)
+{
+	size_t size = 0, cap = 0;
+	uint8_t *buf = NULL;
+	int fd, err = 0;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) :
+		STDIN_FILENO;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (size == cap) {
+			uint8_t *nb;
+
+			if (cap >= max) {
+				err = -EFBIG;
+				break;
+			}
+			cap = cap ? 2 * cap : 65536;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + size, cap - size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = size;
+	return 0;
 }
