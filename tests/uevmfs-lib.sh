@@ -7,6 +7,8 @@
 #   ufs_umount MOUNTPOINT                   unmount, wait for uevmfs, and
 #       check that it exited 0.
 #   ufs_records CAUSE NAME                  audit lines for NAME with CAUSE.
+#   UFS_EXTRA_OPTS                          appended to every mount's options
+#       (uevmfs_fastopen_*.sh: fastopen).
 
 UEVMFS=${UEVMFS:-$(dirname "$UEVM")/uevmfs}
 command -v fusermount3 >/dev/null || { fail "fusermount3 is installed (scripts/install-deps.sh)"; exit 1; }
@@ -35,6 +37,8 @@ ufs_mount() {	# source mountpoint [options]
 	mkdir -p "$mnt"
 	UFS_MOUNTS+=("$mnt")
 	case $opts in *securityfs=*) ;; *) opts="securityfs=none${opts:+,$opts}" ;; esac
+	# The fastopen variants of the tests run the same scripts with it set.
+	[ -n "${UFS_EXTRA_OPTS:-}" ] && opts="$opts,$UFS_EXTRA_OPTS"
 	"$UEVMFS" "$src" "$mnt" -f -o "$opts" >>"$T/uevmfs.stderr" 2>&1 &
 	UFS_PID=$!
 	UFS_PIDS+=("$UFS_PID")

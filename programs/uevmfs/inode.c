@@ -76,6 +76,7 @@ int ufs_table_init(struct ufs *fs, const char *source)
 	fs->root.ino = st.st_ino;
 	fs->root.type = S_IFDIR;
 	fs->root.nlookup = 2;	/* never forgotten */
+	fs->root.rfd = -1;
 	pthread_mutex_init(&fs->root.lock, NULL);
 	devfd_add(st.st_dev, fs->root.fd);
 	return ufs_devfd(st.st_dev) >= 0 ? 0 : -EACCES;
@@ -84,6 +85,8 @@ int ufs_table_init(struct ufs *fs, const char *source)
 static void inode_free(struct ufs_inode *in)
 {
 	close(in->fd);
+	if (in->rfd >= 0)
+		close(in->rfd);
 	pthread_mutex_destroy(&in->lock);
 	free(in);
 }
@@ -169,6 +172,7 @@ static struct ufs_inode *insert(int fd, const struct stat *st)
 	in->type = st->st_mode & S_IFMT;
 	in->nlookup = 1;
 	pthread_mutex_init(&in->lock, NULL);
+	in->rfd = -1;
 	in->next = ufs.buckets[b];
 	ufs.buckets[b] = in;
 	if (++ufs.count > ufs.nbuckets)
@@ -257,6 +261,8 @@ void ufs_forget_one(struct ufs_inode *in, uint64_t n)
 			break;
 		}
 	pthread_mutex_unlock(&ufs.table_lock);
+	if (ufs.fastopen)
+		ufs_shared_drop(in);
 	inode_free(in);
 }
 

@@ -39,7 +39,8 @@ struct opts {
 	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs;
 	int pcr;
 	int nosyslog, noauditd, integrity_audit, m32;
-	double timeout;
+	double timeout, write_idle;
+	int fastopen;
 	unsigned int readahead_kb, max_threads;
 	int help, version, foreground, debug, singlethread;
 };
@@ -56,7 +57,8 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("hash=%s", hash), OPT("uuid=%s", uuid), OPT("m32", m32),
 	OPT("evm=%s", evm), OPT("evm_xattrs=%s", evm_xattrs),
 	OPT("timeout=%lf", timeout), OPT("readahead=%u", readahead_kb),
-	OPT("max_threads=%u", max_threads),
+	OPT("max_threads=%u", max_threads), OPT("fastopen", fastopen),
+	OPT("write_idle=%lf", write_idle),
 	OPT("-h", help), OPT("--help", help), OPT("-V", version),
 	OPT("--version", version), OPT("-f", foreground), OPT("-d", debug),
 	OPT("debug", debug), OPT("-s", singlethread),
@@ -88,6 +90,12 @@ static void usage(FILE *fp)
 "  timeout=SECONDS     attribute and entry cache (default 1)\n"
 "  readahead=KB        the mount's read-ahead (default 512)\n"
 "  max_threads=N       FUSE worker threads (default 16)\n"
+"  fastopen            no round trip per open: the kernel opens files itself,\n"
+"                      reads are appraised at the first read (a refused file\n"
+"                      opens, its reads and exec fail with EACCES) and written\n"
+"                      files relabelled once idle (see uevmfs(8))\n"
+"  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
+"                      write (default 0.5), at fsync and at unmount\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
 "Other -o options go to FUSE (see mount.fuse3(8)).\n");
 }
@@ -439,6 +447,9 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 	 * write, as setattr/removexattr requests: through the hooks. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* With no OPEN sent, an O_TRUNC must come as a SETATTR. */
+	if (ufs.fastopen)
+		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
@@ -616,7 +627,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct opts o = { .pcr = -1, .timeout = 1.0, .readahead_kb = 512,
-			  .max_threads = 16 };
+			  .max_threads = 16, .write_idle = 0.5 };
 	struct ima_policy *policy = NULL;
 	struct ima_measurements *ml = NULL;
 	struct fuse_session *se = NULL;
@@ -634,6 +645,14 @@ int main(int argc, char **argv)
 	if (!strcmp(ufs.source, "/"))
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
+	ufs.fastopen = o.fastopen;
+	ufs.write_idle = o.write_idle;
+	if (!(o.write_idle >= 0 && o.write_idle <= 3600)) {
+		fprintf(stderr, "uevmfs: write_idle=%g: not between 0 and 3600 seconds\n",
+			o.write_idle);
+		ret = 2;
+		goto done;
+	}
 	if (o.debug)
 		o.foreground = 1;
 	if (!o.foreground)
@@ -648,6 +667,10 @@ int main(int argc, char **argv)
 	}
 	if (setup_sys(&o, &policy, &ml))
 		goto out;
+	if (ufs.fastopen && ufs_shared_start()) {
+		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");
+		goto out;
+	}
 	se = start_session(&o, &args);
 	if (!se) {
 		fprintf(stderr, "uevmfs: cannot mount %s on %s\n", ufs.source, ufs.mountpoint);
@@ -683,10 +706,14 @@ int main(int argc, char **argv)
 	}
 	/* Stopped by a signal (libfuse returns its number): a clean exit. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
+	if (ufs.fastopen)
+		ufs_shared_stop();
 	if (ufs.sfs && uevm_securityfs_mountpoint(ufs.sfs))
 		uevm_securityfs_unmount(ufs.sfs);
 	fuse_session_unmount(se);
 out:
+	if (ufs.fastopen)
+		ufs_shared_stop();
 	if (se) {
 		fuse_remove_signal_handlers(se);
 		fuse_session_destroy(se);

@@ -55,8 +55,7 @@ static int file_register(struct ufs_file *fh)
 	return err;
 }
 
-/* integrity_file_free for FH (call with FH->lock held exclusive). */
-static void file_unregister(struct ufs_file *fh)
+void ufs_file_unregister(struct ufs_file *fh)
 {
 	struct ufs_hook h;
 
@@ -168,7 +167,7 @@ static int source_flags(int flags)
 }
 
 /* WRITTEN: the open itself changed the content (created, O_TRUNC). */
-static int file_new(struct ufs_inode *in, int fd, int mask, bool written,
+int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 		    const struct integrity_cred *cred, struct ufs_file **out)
 {
 	struct ufs_file *fh = calloc(1, sizeof(*fh));
@@ -186,7 +185,7 @@ static int file_new(struct ufs_inode *in, int fd, int mask, bool written,
 	return 0;
 }
 
-static void file_destroy(struct ufs_file *fh)
+void ufs_file_destroy(struct ufs_file *fh)
 {
 	close(fh->fd);
 	pthread_rwlock_destroy(&fh->lock);
@@ -234,7 +233,7 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	}
 	ufs_hook_end(&h);
 	if (!err)
-		err = file_new(in, fd, mask, flags & O_TRUNC, &cred, out);
+		err = ufs_file_new(in, fd, mask, flags & O_TRUNC, &cred, out);
 	if (err && fd >= 0)
 		close(fd);
 	return err;
@@ -254,18 +253,25 @@ static void reply_opened(fuse_req_t req, struct ufs_file *fh,
 	if (r == -ENOENT) {
 		/* The caller was interrupted: no release will come. */
 		pthread_rwlock_wrlock(&fh->lock);
-		file_unregister(fh);
+		ufs_file_unregister(fh);
 		pthread_rwlock_unlock(&fh->lock);
 		if (e)
 			ufs_forget_one(fh->inode, 1);
-		file_destroy(fh);
+		ufs_file_destroy(fh);
 	}
 }
 
 void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ufs_file *fh;
-	int err = open_existing(req, ufs_inode(ino), fi, &fh);
+	int err;
+
+	if (ufs.fastopen) {
+		/* The kernel then opens every file itself, from now on. */
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
+	err = open_existing(req, ufs_inode(ino), fi, &fh);
 
 	if (err)
 		fuse_reply_err(req, -err);
@@ -283,6 +289,11 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	struct ufs_hook h;
 	int flags = fi->flags, mask = ufs_open_mask(flags), fd, err;
 
+	if (ufs.fastopen) {
+		/* The kernel falls back to MKNOD and its own open. */
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	ufs_as_caller(req);
 	fd = openat(dir->fd, name, source_flags(flags) | O_CREAT | O_EXCL, mode);
 	err = fd < 0 ? -errno : 0;
@@ -325,7 +336,7 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		ufs_hook_end(&h);
 	}
 	if (!err)
-		err = file_new(in, fd, mask, true, &cred, &fh);
+		err = ufs_file_new(in, fd, mask, true, &cred, &fh);
 	if (err) {
 		close(fd);
 		ufs_forget_one(in, 1);
@@ -342,7 +353,10 @@ void ufs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
 	struct ufs_file *fh = file_of(fi);
 
-	(void)ino;
+	if (!fh) {
+		ufs_shared_read(req, ufs_inode(ino), size, off);
+		return;
+	}
 	/* The kernel orders reads before the release; the shared lock
 	 * states that order where thread checkers can see it. */
 	pthread_rwlock_rdlock(&fh->lock);
@@ -361,7 +375,10 @@ void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 	ssize_t n;
 	int err;
 
-	(void)ino;
+	if (!fh) {
+		ufs_shared_write(req, ufs_inode(ino), in_buf, off);
+		return;
+	}
 	err = write_begin(fh);
 	if (err) {
 		fuse_reply_err(req, -err);
@@ -383,12 +400,17 @@ void ufs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ufs_file *fh = file_of(fi);
 
 	(void)ino;
+	if (!fh) {
+		/* Not opened through us: the kernel stops sending FLUSH. */
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	/* Only once the content changed: shells and dd close a dup'ed
 	 * descriptor before they write; the release ends the rest. */
 	if (writer_mask(fh->mask) && atomic_load(&fh->written)) {
 		pthread_rwlock_wrlock(&fh->lock);
 		if (atomic_load(&fh->written))
-			file_unregister(fh);
+			ufs_file_unregister(fh);
 		pthread_rwlock_unlock(&fh->lock);
 	}
 	fuse_reply_err(req, 0);
@@ -399,10 +421,14 @@ void ufs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct ufs_file *fh = file_of(fi);
 
 	(void)ino;
+	if (!fh) {
+		fuse_reply_err(req, 0);
+		return;
+	}
 	pthread_rwlock_wrlock(&fh->lock);
-	file_unregister(fh);
+	ufs_file_unregister(fh);
 	pthread_rwlock_unlock(&fh->lock);
-	file_destroy(fh);
+	ufs_file_destroy(fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -412,7 +438,10 @@ void ufs_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 	struct ufs_file *fh = file_of(fi);
 	int err;
 
-	(void)ino;
+	if (!fh) {
+		ufs_shared_fsync(req, ufs_inode(ino), datasync);
+		return;
+	}
 	pthread_rwlock_rdlock(&fh->lock);
 	err = (datasync ? fdatasync(fh->fd) : fsync(fh->fd)) < 0 ? errno : 0;
 	pthread_rwlock_unlock(&fh->lock);
@@ -425,7 +454,10 @@ void ufs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 	struct ufs_file *fh = file_of(fi);
 	int err;
 
-	(void)ino;
+	if (!fh) {
+		ufs_shared_fallocate(req, ufs_inode(ino), mode, offset, length);
+		return;
+	}
 	err = write_begin(fh);
 	if (err) {
 		fuse_reply_err(req, -err);

@@ -34,6 +34,15 @@ struct ufs_inode {
 	pthread_mutex_t lock;		/* cache_stamp */
 	bool cache_valid;		/* the kernel's page cache holds ... */
 	struct integrity_stamp cache_stamp; /* ... the content of this stamp */
+	/* -o fastopen, where the kernel sends no OPEN (ops_shared.c) */
+	int rfd;			/* O_RDONLY for reads, or -1 (lock) */
+	bool read_ok;			/* appraised for reading ... (lock) */
+	struct integrity_stamp read_stamp; /* ... with this content (lock) */
+	struct ufs_file *shared;	/* the handle writes go through (lock) */
+	struct ufs_inode *dirty_next;	/* on ufs.dirty (dirty_lock) */
+	bool dirty;			/* on ufs.dirty (dirty_lock) */
+	int pinned;			/* being flushed (dirty_lock) */
+	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
 };
 
 struct ufs {
@@ -44,6 +53,16 @@ struct ufs {
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
 	double timeout;			/* attribute and entry cache, seconds */
+	/* -o fastopen: no OPEN, FLUSH or RELEASE reach us; reads are
+	 * appraised at the first READ, writes relabelled after write_idle
+	 * seconds without writes, at fsync, forget and unmount. */
+	bool fastopen;
+	double write_idle;
+	pthread_mutex_t dirty_lock;
+	pthread_cond_t dirty_cond;
+	struct ufs_inode *dirty;	/* inodes with a shared writer */
+	bool flusher_run;
+	pthread_t flusher;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
 	struct ufs_inode **buckets;
@@ -164,6 +183,25 @@ void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
  * name: an open for write, the truncation, a close). */
 int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 		 const struct integrity_cred *cred);
+
+/* ops_file.c: open file handles, shared with ops_shared.c */
+int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
+		 const struct integrity_cred *cred, struct ufs_file **out);
+void ufs_file_destroy(struct ufs_file *fh);
+/* integrity_file_free for FH (call with FH->lock held exclusive). */
+void ufs_file_unregister(struct ufs_file *fh);
+
+/* ops_shared.c: -o fastopen.  Requests whose file handle is 0 (no OPEN
+ * was sent) are served through per-inode handles. */
+int ufs_shared_start(void);
+void ufs_shared_stop(void);	/* relabels every file still written */
+void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
+void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off);
+void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
+		      struct fuse_bufvec *bufv, off_t off);
+void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync);
+void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
+			  off_t offset, off_t length);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * -o fastopen: uevmfs answers the first OPEN with ENOSYS, and from then on
+ * the kernel opens and closes files of the mount on its own (keeping their
+ * page cache), without a round trip.  A cached open then costs what a
+ * native one does, and the hooks move to where requests still arrive:
+ *
+ *  - reads: the first READ of a content (per inode and change stamp) runs
+ *    integrity_file_check as an open for reading would (FILE_CHECK, and
+ *    BPRM_CHECK as well for a file with an execute bit, since an exec is
+ *    not told apart from a read here).  A refusal fails the read, the exec
+ *    or the page fault with EACCES; nothing is cached for the kernel to
+ *    serve later, since pages only enter its cache through replies to
+ *    reads that passed.
+ *  - writes: the first WRITE registers one writer per inode (FILE_CHECK
+ *    with MAY_WRITE) and later ones go through it.  No close is seen, so
+ *    the writer ends -- integrity_file_free, security.ima and security.evm
+ *    rewritten -- once the file had no write for write_idle seconds, at
+ *    fsync, when the kernel forgets the inode and at unmount.  Until then
+ *    SOURCE holds new content under old labels: detectably failing, never
+ *    PASS for content they do not describe.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "uevmfs.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool same_stamp(const struct integrity_stamp *a,
+		       const struct integrity_stamp *b)
+{
+	return a->ctime_ns == b->ctime_ns && a->mtime_ns == b->mtime_ns &&
+	       a->size == b->size;
+}
+
+/* ---- the writer of an inode -------------------------------------------------------- */
+
+/* End IN's shared writer, if it has one: the close-time rehash. */
+static void shared_end(struct ufs_inode *in)
+{
+	struct ufs_file *fh;
+
+	pthread_mutex_lock(&in->lock);
+	fh = in->shared;
+	in->shared = NULL;
+	in->read_ok = false;
+	pthread_mutex_unlock(&in->lock);
+	if (!fh)
+		return;
+	/* Writes in flight hold the lock shared: wait for them. */
+	pthread_rwlock_wrlock(&fh->lock);
+	ufs_file_unregister(fh);
+	pthread_rwlock_unlock(&fh->lock);
+	ufs_file_destroy(fh);
+}
+
+static void dirty_add(struct ufs_inode *in)
+{
+	pthread_mutex_lock(&ufs.dirty_lock);
+	if (!in->dirty) {
+		in->dirty = true;
+		in->dirty_next = ufs.dirty;
+		ufs.dirty = in;
+		pthread_cond_broadcast(&ufs.dirty_cond);
+	}
+	pthread_mutex_unlock(&ufs.dirty_lock);
+}
+
+/* Take IN off the dirty list (call with dirty_lock held). */
+static void dirty_del(struct ufs_inode *in)
+{
+	struct ufs_inode **pp;
+
+	if (!in->dirty)
+		return;
+	for (pp = &ufs.dirty; *pp; pp = &(*pp)->dirty_next)
+		if (*pp == in) {
+			*pp = in->dirty_next;
+			break;
+		}
+	in->dirty = false;
+	in->dirty_next = NULL;
+}
+
+/* Returns IN's writer with its lock held shared, creating it as CRED's
+ * open for writing would; or an error. */
+static int shared_get(fuse_req_t req, struct ufs_inode *in, struct ufs_file **out)
+{
+	struct integrity_cred cred;
+	struct ufs_file *fh;
+	struct ufs_hook h;
+	int err = 0, fd;
+
+	pthread_mutex_lock(&in->lock);
+	fh = in->shared;
+	if (!fh) {
+		ufs_req_cred(req, &cred);
+		err = ufs_hook_begin(in, -1, &cred, &h);
+		if (!err) {
+			h.ev.mask = MAY_WRITE;
+			h.ev.func = FILE_CHECK;
+			err = integrity_file_check(ufs.sys, &h.ev);
+			if (!err) {
+				fd = ufs_reopen(in, O_RDWR | O_CLOEXEC);
+				if (fd < 0) {
+					err = fd;
+					integrity_file_free(ufs.sys, &h.ev);
+				} else {
+					err = ufs_file_new(in, fd, MAY_WRITE | MAY_READ,
+							   false, &cred, &fh);
+					if (err) {
+						close(fd);
+						integrity_file_free(ufs.sys, &h.ev);
+					}
+				}
+			}
+			ufs_hook_end(&h);
+		}
+		if (!err)
+			in->shared = fh;
+	}
+	if (!err)
+		pthread_rwlock_rdlock(&fh->lock);
+	pthread_mutex_unlock(&in->lock);
+	if (err)
+		return err;
+	atomic_store(&in->last_write_ns, now_ns());
+	dirty_add(in);
+	*out = fh;
+	return 0;
+}
+
+static void shared_put(struct ufs_inode *in, struct ufs_file *fh, bool wrote)
+{
+	if (wrote)
+		atomic_store(&fh->written, true);
+	atomic_store(&in->last_write_ns, now_ns());
+	pthread_rwlock_unlock(&fh->lock);
+}
+
+void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
+		      struct fuse_bufvec *bufv, off_t off)
+{
+	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
+	struct ufs_file *fh;
+	ssize_t n;
+	int err = shared_get(req, in, &fh);
+
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	out.buf[0].fd = fh->fd;
+	out.buf[0].pos = off;
+	n = fuse_buf_copy(&out, bufv, 0);
+	shared_put(in, fh, n > 0);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
+			  off_t offset, off_t length)
+{
+	struct ufs_file *fh;
+	int err = shared_get(req, in, &fh);
+
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
+	shared_put(in, fh, !err);
+	fuse_reply_err(req, err);
+}
+
+void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
+{
+	int fd, err = 0;
+
+	/* A program that syncs wants the labels on disk too. */
+	pthread_mutex_lock(&ufs.dirty_lock);
+	dirty_del(in);
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	shared_end(in);
+	fd = ufs_reopen(in, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		err = -fd;
+	else if ((datasync ? fdatasync(fd) : fsync(fd)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	fuse_reply_err(req, err);
+}
+
+/* ---- reads ------------------------------------------------------------------------- */
+
+/* May IN's current content be read?  (Call with IN->lock held.) */
+static int read_check(fuse_req_t req, struct ufs_inode *in)
+{
+	struct integrity_stamp now;
+	struct integrity_cred cred;
+	struct ufs_hook h;
+	struct stat st;
+	int err;
+
+	if (in->rfd < 0) {
+		in->rfd = ufs_reopen(in, O_RDONLY | O_CLOEXEC);
+		if (in->rfd < 0) {
+			err = in->rfd;
+			in->rfd = -1;
+			return err;
+		}
+	}
+	if (fstat(in->rfd, &st) < 0)
+		return -errno;
+	integrity_stamp_of(&st, &now);
+	if (in->read_ok && same_stamp(&in->read_stamp, &now))
+		return 0;
+	in->read_ok = false;
+
+	ufs_req_cred(req, &cred);
+	err = ufs_hook_begin(in, in->rfd, &cred, &h);
+	if (err)
+		return err;
+	h.ev.mask = MAY_READ;
+	h.ev.func = FILE_CHECK;
+	err = integrity_file_check(ufs.sys, &h.ev);
+	if (!err && (st.st_mode & 0111)) {
+		h.ev.mask = MAY_EXEC;
+		h.ev.func = BPRM_CHECK;
+		err = integrity_file_check(ufs.sys, &h.ev);
+	}
+	ufs_hook_end(&h);
+	/* The check may have relabelled (mode fix): stamp what it left. */
+	if (!err && fstat(in->rfd, &st) == 0) {
+		integrity_stamp_of(&st, &in->read_stamp);
+		in->read_ok = true;
+	}
+	return err;
+}
+
+void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off)
+{
+	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
+	struct ufs_file *fh;
+	int err = 0, fd;
+
+	pthread_mutex_lock(&in->lock);
+	fh = in->shared;
+	if (fh) {
+		/* Being written through the mount: the writer's own content,
+		 * as an open file sees it in the kernel until the last close. */
+		pthread_rwlock_rdlock(&fh->lock);
+		fd = fh->fd;
+	} else {
+		err = read_check(req, in);
+		fd = in->rfd;
+	}
+	pthread_mutex_unlock(&in->lock);
+	if (err) {
+		fuse_reply_err(req, -err);
+		return;
+	}
+	/* rfd stays open until the inode is forgotten, which the kernel does
+	 * not do while it reads. */
+	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+	buf.buf[0].fd = fd;
+	buf.buf[0].pos = off;
+	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
+	if (fh)
+		pthread_rwlock_unlock(&fh->lock);
+}
+
+/* ---- ending idle writers ----------------------------------------------------------- */
+
+static void *flusher_main(void *arg)
+{
+	int64_t idle = (int64_t)(ufs.write_idle * 1e9);
+
+	(void)arg;
+	pthread_mutex_lock(&ufs.dirty_lock);
+	while (ufs.flusher_run) {
+		int64_t now = now_ns(), next = now + idle;
+		struct ufs_inode *in, *due = NULL;
+
+		for (in = ufs.dirty; in; in = in->dirty_next) {
+			int64_t at = atomic_load(&in->last_write_ns) + idle;
+
+			if (at <= now) {
+				due = in;
+				break;
+			}
+			if (at < next)
+				next = at;
+		}
+		if (due) {
+			/* Pinned: ufs_shared_drop waits before freeing it. */
+			dirty_del(due);
+			due->pinned++;
+			pthread_mutex_unlock(&ufs.dirty_lock);
+			shared_end(due);
+			pthread_mutex_lock(&ufs.dirty_lock);
+			due->pinned--;
+			pthread_cond_broadcast(&ufs.dirty_cond);
+			continue;
+		}
+		if (!ufs.dirty) {
+			pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
+		} else {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			ts.tv_sec += (next - now) / 1000000000;
+			ts.tv_nsec += (next - now) % 1000000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&ufs.dirty_cond, &ufs.dirty_lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	return NULL;
+}
+
+int ufs_shared_start(void)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	pthread_mutex_init(&ufs.dirty_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ufs.dirty_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	ufs.flusher_run = true;
+	err = pthread_create(&ufs.flusher, NULL, flusher_main, NULL);
+	if (err) {
+		ufs.flusher_run = false;
+		return -err;
+	}
+	return 0;
+}
+
+void ufs_shared_stop(void)
+{
+	struct ufs_inode *in;
+
+	pthread_mutex_lock(&ufs.dirty_lock);
+	if (!ufs.flusher_run) {
+		pthread_mutex_unlock(&ufs.dirty_lock);
+		return;
+	}
+	ufs.flusher_run = false;
+	pthread_cond_broadcast(&ufs.dirty_cond);
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	pthread_join(ufs.flusher, NULL);
+	/* Unmounted: every write is done, relabel what is left. */
+	for (;;) {
+		pthread_mutex_lock(&ufs.dirty_lock);
+		in = ufs.dirty;
+		if (in)
+			dirty_del(in);
+		pthread_mutex_unlock(&ufs.dirty_lock);
+		if (!in)
+			break;
+		shared_end(in);
+	}
+}
+
+void ufs_shared_drop(struct ufs_inode *in)
+{
+	pthread_mutex_lock(&ufs.dirty_lock);
+	dirty_del(in);
+	while (in->pinned)
+		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	shared_end(in);
+}
