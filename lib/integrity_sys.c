@@ -117,7 +117,9 @@ integrity_sys_measurements(const struct integrity_sys *s)
 	return atomic_load(&((struct integrity_sys *)s)->ml);
 }
 
-#define EVM_INIT_MASK (EVM_INIT_HMAC | EVM_INIT_X509 | EVM_ALLOW_METADATA_WRITES)
+/* As the kernel: SETUP_COMPLETE may be written, to lock the bits as they are. */
+#define EVM_INIT_MASK (EVM_INIT_HMAC | EVM_INIT_X509 | EVM_ALLOW_METADATA_WRITES | \
+		       EVM_SETUP_COMPLETE)
 
 /* The rules of the kernel's evm_write_key: CAP_SYS_ADMIN, once setup is
  * complete no more writes, metadata writes never with an HMAC key. */

@@ -441,6 +441,29 @@ static void test_evm_securityfs(void)
 	      integrity_sys_evm_write(sys, &root_cred, EVM_INIT_X509) == -EPERM);
 }
 
+/* Without a key: SETUP_COMPLETE written by hand locks the bits as they
+ * are (echo 0x80000004 > evm, as the kernel takes it). */
+static void test_evm_setup_complete(void)
+{
+	struct integrity_sys_config scfg = { 0 };
+	struct integrity_sys *s;
+
+	if (integrity_sys_new(&scfg, NULL, &s)) {
+		CHECK("a keyless integrity_sys is created", false);
+		return;
+	}
+	CHECK("evm: unknown bit refused (EINVAL)",
+	      integrity_sys_evm_write(s, &root_cred, 0x10) == -EINVAL);
+	CHECK("evm: 0x80000004 accepted without a key",
+	      integrity_sys_evm_write(s, &root_cred,
+				      EVM_SETUP_COMPLETE | EVM_ALLOW_METADATA_WRITES) == 0);
+	CHECK("evm: reads 4 (SETUP_COMPLETE is not shown)",
+	      integrity_sys_evm_read(s) == EVM_ALLOW_METADATA_WRITES);
+	CHECK("evm: locked after SETUP_COMPLETE (EPERM)",
+	      integrity_sys_evm_write(s, &root_cred, EVM_INIT_X509) == -EPERM);
+	integrity_sys_free(s);
+}
+
 int main(void)
 {
 	struct uevm_config cfg;
@@ -482,6 +505,7 @@ int main(void)
 	test_post_hooks();
 	test_file_check(ml);
 	test_evm_securityfs();
+	test_evm_setup_complete();
 	{
 		struct uevm_ctx *ctx2;
 		struct uevm_key *key2;
