@@ -221,6 +221,11 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE &&
 		       (res.action & IMA_APPRAISE) ? -EACCES : 0;
 	integrity_iint_lock(iint);
+	/* ima_rdwr_violation_check: a file measured for a reader while it is
+	 * open for writing may change under the measurement. */
+	if ((res.action & IMA_MEASURE) && in.func == FILE_CHECK &&
+	    !(ev->mask & (MAY_WRITE | MAY_APPEND)) && integrity_iint_writers(iint) > 0)
+		ima_store_violation(s, ev, res.template_name, "open_writers");
 	measure = (res.action & IMA_MEASURE) &&
 		  !(integrity_iint_measured_pcrs(iint) & (1ULL << pcr));
 	st = integrity_iint_ima_status(iint, in.func);

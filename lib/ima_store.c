@@ -32,3 +32,19 @@ int ima_store_measurement(struct integrity_sys *s, const struct integrity_event 
 	}
 	return 0;	/* added, or already listed */
 }
+
+/* The kernel's ima_add_violation: an entry without a digest (its PCR can
+ * no longer be trusted to describe the file) and an audit record. */
+void ima_store_violation(struct integrity_sys *s, const struct integrity_event *ev,
+			 const char *template_name, const char *cause)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(s);
+	const char *name = ev->filename ? ev->filename : ev->file->path;
+	int ret;
+
+	if (!ml)
+		return;
+	ret = ima_ml_add_violation(ml, name, template_name, 10);
+	integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, ev->file, name, ev->cred,
+			    "invalid_pcr", cause, ret < 0 ? ret : 0, false);
+}

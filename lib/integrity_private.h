@@ -51,6 +51,9 @@ struct ima_digest;
 int ima_store_measurement(struct integrity_sys *s, const struct integrity_event *ev,
 			  const struct ima_digest *dig, const uint8_t *xattr,
 			  size_t xattr_len, const char *template_name, int pcr);
+/* A violation entry (no digest) with CAUSE "open_writers" or "ToMToU". */
+void ima_store_violation(struct integrity_sys *s, const struct integrity_event *ev,
+			 const char *template_name, const char *cause);
 
 extern const struct integrity_provider_ops evm_provider_ops;
 extern const struct integrity_provider_ops ima_provider_ops;

@@ -42,8 +42,14 @@ ufs_mount() {	# source mountpoint [options]
 	"$UEVMFS" "$src" "$mnt" -f -o "$opts" >>"$T/uevmfs.stderr" 2>&1 &
 	UFS_PID=$!
 	UFS_PIDS+=("$UFS_PID")
+	# The control tree is mounted after the filesystem: wait for both.
+	local sec=
+	case ",$opts," in *,securityfs=none,*) ;; *,securityfs=*) sec=${opts#*securityfs=}; sec=${sec%%,*} ;; esac
 	for i in $(seq 1 200); do
-		ufs_mounted "$mnt" fuse.uevmfs && return 0
+		if ufs_mounted "$mnt" fuse.uevmfs &&
+		   { [ -z "$sec" ] || ufs_mounted "$(realpath -m "$sec")" fuse.uevm-securityfs; }; then
+			return 0
+		fi
 		kill -0 "$UFS_PID" 2>/dev/null || break
 		sleep 0.05
 	done

@@ -141,6 +141,19 @@ check "  takes effect: a file not owned by root is no longer appraised" \
 expect_eq "  mode 0400 once loaded" 400 "$(stat -c %a "$C/ima/policy")"
 err=$(echo 'measure' 2>&1 >"$C/ima/policy")
 expect_match "policy: loaded once, no second load" 'Permission denied' "$err"
+
+# A file measured for a reader while a writer holds it open: the kernel's
+# open_writers violation (an entry without a digest, PCR 10).
+v0=$(cat "$C/ima/violations")
+exec 8>>"$M/etc/conf"
+cat "$M/etc/conf" >/dev/null
+exec 8>&-
+expect_eq "violations: a read while open for write counts one" $((v0 + 1)) \
+	"$(cat "$C/ima/violations")"
+expect_match "  listed with a zero digest under the file's name" \
+	"^10 0{40} ima-ng sha256:0{64} $M/etc/conf\$" "$(cat "$C/ima/ascii_runtime_measurements")"
+expect_match "  audited op=invalid_pcr cause=open_writers" \
+	'op=invalid_pcr cause=open_writers .*res=1' "$(grep invalid_pcr "$T/audit.log")"
 ufs_umount "$M"
 check "unmounting uevmfs takes the control tree down too" \
 	bash -c "! grep -q ' $C ' /proc/mounts"

@@ -368,6 +368,33 @@ static void test_file_check(struct ima_measurements *ml)
 	CHECK("file_free rehashes a PASS file: PASS after the edit", verify("edit") == INTEGRITY_PASS);
 	CHECK("  and it opens", try_open("edit", MAY_READ) == 0);
 
+	/* ima_rdwr_violation_check: measured for a reader while a writer has
+	 * it open: a violation entry, counted, audited invalid_pcr. */
+	{
+		unsigned long v0 = ima_ml_violations(ml);
+		size_t n0 = ima_ml_count(ml);
+		struct uevm_file f;
+		struct integrity_event ev = { 0 };
+
+		CHECK("violation: the writer's open is allowed", try_open("edit", MAY_WRITE) == 0);
+		CHECK("  the writer's own open is no violation", ima_ml_violations(ml) == v0);
+		audit_count = 0;
+		CHECK("  a reader's open meanwhile is allowed", try_open("edit", MAY_READ) == 0);
+		CHECK("  and counted as one violation (open_writers)",
+		      ima_ml_violations(ml) == v0 + 1 && ima_ml_count(ml) == n0 + 1);
+		CHECK("  audited op=invalid_pcr cause=open_writers res=1",
+		      audit_has("op=invalid_pcr cause=open_writers") && audit_has("res=1"));
+		open_obj("edit", &f);
+		ev.file = &f;
+		ev.cred = &root_cred;
+		ev.filename = "edit";
+		ev.mask = MAY_WRITE;
+		integrity_file_free(sys, &ev);
+		uevm_file_close(&f);
+		CHECK("  after the writer's close a reader's open is no violation",
+		      try_open("edit", MAY_READ) == 0 && ima_ml_violations(ml) == v0 + 1);
+	}
+
 	/* A failing file written through the hooks stays failing. */
 	make_file("bad", "v1\n", true);
 	snprintf(p, sizeof(p), "%s/bad", dir);
