@@ -151,6 +151,13 @@ static enum integrity_status appraise(struct integrity_sys *s,
 		if (rc) {
 			v.status = INTEGRITY_UNKNOWN;
 			v.cause = rc == -ESTALE ? "changed-while-hashing" : "unknown";
+		} else if (v.evm_status == INTEGRITY_UNKNOWN &&
+			   v.ima_status == INTEGRITY_PASS) {
+			/* ima_appraise_measurement takes an UNKNOWN EVM status
+			 * (EVM not initialised yet) and passes on the content
+			 * alone; `uevm verify` keeps reporting it as unknown. */
+			v.status = INTEGRITY_PASS;
+			v.cause = NULL;
 		}
 	}
 

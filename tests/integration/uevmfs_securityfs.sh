@@ -159,8 +159,17 @@ check "unmounting uevmfs takes the control tree down too" \
 	bash -c "! grep -q ' $C ' /proc/mounts"
 
 # ---- evm=0: EVM waits for the write, as after boot ------------------------------------------
+echo "good, hash label" >"$S/etc/good0"
+echo "bad, hash label" >"$S/etc/bad0"
+"$UEVM" label --hmac-key "$KEY" "$S/etc/good0" "$S/etc/bad0" >/dev/null
+echo "appended offline" >>"$S/etc/bad0"
 ufs_mount "$S" "$M" "key=$KEY,ml=memory,securityfs=$C,evm=0,audit_log=$T/audit2.log,nosyslog" || exit 1
 expect_eq "evm=0: evm reads 0" 0 "$(cat "$C/evm")"
+# As the kernel before EVM is initialised: IMA appraises the content alone.
+expect_eq "evm=0: a file whose content matches its hash opens" "good, hash label" \
+	"$(cat "$M/etc/good0" 2>&1)"
+expect_match "evm=0: a file whose content does not match is refused" 'Permission denied' \
+	"$(cat "$M/etc/bad0" 2>&1)"
 err=$("${NOBODY[@]}" bash -c 'echo 1 >"$1"' _ "$C/evm" 2>&1)
 expect_match "evm: an unprivileged write is refused" 'Permission denied' "$err"
 check "evm: root writes 1" bash -c 'echo 1 >"$1"' _ "$C/evm"
