@@ -159,6 +159,9 @@ UEVM_EXPORT int integrity_sys_evm_write(struct integrity_sys *s,
 	atomic_store(&s->evm_bits, cur);
 out:
 	pthread_mutex_unlock(&s->lock);
+	/* What was appraised without EVM is appraised again, with it. */
+	if (!ret && (bits & (EVM_INIT_HMAC | EVM_INIT_X509)) && s->cache)
+		integrity_cache_invalidate_all(s->cache);
 	return ret;
 }
 

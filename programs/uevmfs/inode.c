@@ -266,6 +266,26 @@ void ufs_forget_one(struct ufs_inode *in, uint64_t n)
 	inode_free(in);
 }
 
+size_t ufs_table_unappraise(fuse_ino_t **out)
+{
+	fuse_ino_t *v;
+	size_t n = 0;
+
+	pthread_mutex_lock(&ufs.table_lock);
+	v = malloc((ufs.count + 1) * sizeof(*v));
+	for (size_t b = 0; v && b < ufs.nbuckets; b++)
+		for (struct ufs_inode *in = ufs.buckets[b]; in; in = in->next) {
+			pthread_mutex_lock(&in->lock);
+			in->read_ok = false;
+			pthread_mutex_unlock(&in->lock);
+			if (S_ISREG(in->type) && n < ufs.count)
+				v[n++] = (fuse_ino_t)(uintptr_t)in;
+		}
+	pthread_mutex_unlock(&ufs.table_lock);
+	*out = v;
+	return n;
+}
+
 void ufs_proc_path(const struct ufs_inode *in, char *buf, size_t len)
 {
 	snprintf(buf, len, "/proc/self/fd/%d", in->fd);

@@ -672,6 +672,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	se = start_session(&o, &args);
+	ufs.se = se;
 	if (!se) {
 		fprintf(stderr, "uevmfs: cannot mount %s on %s\n", ufs.source, ufs.mountpoint);
 		goto out;

@@ -283,17 +283,47 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 		pthread_rwlock_unlock(&fh->lock);
 }
 
+/* ---- when the rules change --------------------------------------------------------- */
+
+/* EVM initialised (echo 1 > evm) or a policy loaded: the reads that passed
+ * under the old rules are checked again, and since the kernel serves
+ * cached pages without asking, it is told to drop them. */
+static void rules_changed(void)
+{
+	fuse_ino_t *inos;
+	size_t n = ufs_table_unappraise(&inos);
+
+	for (size_t i = 0; i < n && ufs.se; i++)
+		fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);
+	free(inos);
+}
+
 /* ---- ending idle writers ----------------------------------------------------------- */
+
+/* How often the flusher looks at the EVM bits and the policy. */
+#define RULES_POLL_NS	200000000
 
 static void *flusher_main(void *arg)
 {
 	int64_t idle = (int64_t)(ufs.write_idle * 1e9);
+	uint32_t evm = integrity_sys_evm_read(ufs.sys);
+	const struct ima_policy *policy = integrity_sys_policy(ufs.sys);
 
 	(void)arg;
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
-		int64_t now = now_ns(), next = now + idle;
+		int64_t now = now_ns(), next = now + RULES_POLL_NS;
 		struct ufs_inode *in, *due = NULL;
+
+		if (integrity_sys_evm_read(ufs.sys) != evm ||
+		    integrity_sys_policy(ufs.sys) != policy) {
+			evm = integrity_sys_evm_read(ufs.sys);
+			policy = integrity_sys_policy(ufs.sys);
+			pthread_mutex_unlock(&ufs.dirty_lock);
+			rules_changed();
+			pthread_mutex_lock(&ufs.dirty_lock);
+			continue;
+		}
 
 		for (in = ufs.dirty; in; in = in->dirty_next) {
 			int64_t at = atomic_load(&in->last_write_ns) + idle;
@@ -316,9 +346,7 @@ static void *flusher_main(void *arg)
 			pthread_cond_broadcast(&ufs.dirty_cond);
 			continue;
 		}
-		if (!ufs.dirty) {
-			pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
-		} else {
+		{
 			struct timespec ts;
 
 			clock_gettime(CLOCK_MONOTONIC, &ts);

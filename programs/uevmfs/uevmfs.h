@@ -63,6 +63,7 @@ struct ufs {
 	struct ufs_inode *dirty;	/* inodes with a shared writer */
 	bool flusher_run;
 	pthread_t flusher;
+	struct fuse_session *se;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
 	struct ufs_inode **buckets;
@@ -110,6 +111,9 @@ int ufs_do_lookup(struct ufs_inode *parent, const char *name,
  * as a lookup would. */
 int ufs_enter_fd(int fd, struct fuse_entry_param *e);
 void ufs_forget_one(struct ufs_inode *in, uint64_t n);
+/* Every inode's read verdict dropped (fastopen); *OUT lists the regular
+ * files' node ids, for the kernel to drop their pages.  Free it. */
+size_t ufs_table_unappraise(fuse_ino_t **out);
 /* A readable directory fd on device DEV, or -1. */
 int ufs_devfd(dev_t dev);
 /* Reopen IN through /proc/self/fd with FLAGS (as the daemon). */

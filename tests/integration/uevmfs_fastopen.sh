@@ -79,3 +79,25 @@ closes=$(grep -cE 'opcode: (FLUSH|RELEASE) ' "$T/uevmfs.stderr")
 expect_eq "one OPEN and one FLUSH reached uevmfs for 4 opens and closes (both answered ENOSYS)" \
 	"1 1" "$opens $closes"
 expect_rc "the append, relabelled at unmount, verifies" 0 "$UEVM" verify --hmac-key "$KEY" "$S/edit"
+
+# ---- rules changing under cached pages ----------------------------------------------------------
+# Read before EVM is initialised (the content alone is appraised, as the
+# kernel does), then `echo 1 > evm`: the kernel's cached pages are dropped
+# and the next read is appraised with EVM.
+echo "owner changed offline" >"$S/owner"
+"$UEVM" label --hmac-key "$KEY" "$S/owner" >/dev/null
+chown 1234 "$S/owner"
+C=$T/sec
+ufs_mount "$S" "$M" "key=$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,audit_log=$T/audit3.log" || exit 1
+expect_eq "evm=0: the owner-changed file reads (content matches)" "owner changed offline" \
+	"$(cat "$M/owner" 2>&1)"
+echo 1 >"$C/evm"
+for _ in $(seq 1 40); do
+	cat "$M/owner" >/dev/null 2>&1 || break
+	sleep 0.05
+done
+expect_match "after echo 1 > evm: its cached pages are dropped, the read is refused" \
+	'Permission denied' "$(cat "$M/owner" 2>&1)"
+expect_match "  audited cause=invalid-HMAC" 'cause=invalid-HMAC' \
+	"$(ufs_records invalid-HMAC "$M/owner" "$T/audit3.log")"
+ufs_umount "$M"
