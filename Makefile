@@ -60,6 +60,7 @@ all: $(UEVM) $(STATIC_LIB) $(SHARED_LIB) $(B)/uevm.pc $(UNIT_BIN)
 help:
 	@echo "make           build libuevm and uevm into $(B)"
 	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan)"
+	@echo "make fuzz      build the libFuzzer targets (clang) and run each FUZZ_TIME seconds (default 20)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
 	@echo "make bench-uevmfs  uevmfs against the native fs: read/write MB/s, open/stat latency (root)"
@@ -101,6 +102,7 @@ check: deps
 	$(MAKE) all SANITIZE=1
 	$(MAKE) all SANITIZE=thread
 	tests/run-tests.sh build/default build/san build/tsan
+	$(MAKE) fuzz FUZZ_TIME=15
 
 # Tests against the current build only, without installing packages.
 check-fast: all
@@ -200,3 +202,6 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# libFuzzer targets: `make fuzz` (fuzz/README.md).
+include fuzz/fuzz.mk

@@ -113,14 +113,39 @@ void log_flush_local(void)
 	n_local = 0;
 }
 
+/* Messages quote paths of files being opened, which anyone may name:
+ * control characters (C0, DEL, UTF-8 C1) are escaped so that a name
+ * cannot forge or colour log lines. */
+static void escape_text(char *out, size_t size, const char *in)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t off = 0;
+
+	for (; *s && off + 7 < size; s++) {
+		bool c1 = s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f;
+
+		if (c1) {
+			off += (size_t)snprintf(out + off, size - off, "\\u%04x", s[1]);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			off += (size_t)snprintf(out + off, size - off, "\\x%02x", *s);
+		} else {
+			out[off++] = (char)*s;
+		}
+	}
+	out[off] = '\0';
+}
+
 void ulog(int prio, const char *fmt, ...)
 {
 	struct log_rec rec = { .prio = prio };
+	char raw[sizeof(rec.text)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(rec.text, sizeof(rec.text), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	escape_text(rec.text, sizeof(rec.text), raw);
 	/* Start-up messages also go to the terminal (or journald) at once:
 	 * nothing waits for answers yet. */
 	if (!logger_started || (!atomic_load(&D->running) && !D->cfg.log_stderr))

@@ -20,8 +20,13 @@ static bool same_content_stamp(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* Hash F's content, failing with -ESTALE if it changed meanwhile. */
-int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest)
+/* Hash F's content, failing with -ESTALE if it changed meanwhile.  The
+ * stamp the content had while hashed goes to *HASHED when not NULL.
+ * (With multigrain timestamps, Linux 6.13+, a change after our fstat
+ * always moves ctime; older kernels can miss a same-size rewrite made
+ * within the same clock tick as the first fstat.) */
+int ima_collect_stable_stat(const struct uevm_file *f, int algo,
+			    uint8_t *digest, struct stat *hashed)
 {
 	struct stat before, after;
 	int ret;
@@ -34,8 +39,17 @@ int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest)
 	if (fstat(f->fd, &after) < 0)
 		return uevm_err(errno, "stat failed: %m");
 	if (!same_content_stamp(&before, &after))
-		return uevm_err(ESTALE, "file changed while it was being hashed");
+		return uevm_err(ESTALE, "file changed while it was being hashed "
+				"(size %lld -> %lld bytes)", (long long)before.st_size,
+				(long long)after.st_size);
+	if (hashed)
+		*hashed = after;
 	return 0;
+}
+
+int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest)
+{
+	return ima_collect_stable_stat(f, algo, digest, NULL);
 }
 
 static void set(struct uevm_verdict *v, enum integrity_status st,
@@ -239,16 +253,17 @@ UEVM_EXPORT bool uevm_verdict_ok(const struct uevm_file *f,
 	return v->status == INTEGRITY_NOXATTRS && !S_ISREG(f->st.st_mode);
 }
 
-UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
-				    const struct uevm_file *f, uint8_t *out,
-				    size_t *out_len)
+/* The security.ima value of F's content, and the stamp it was hashed at. */
+static int ima_calc_xattr_stat(const struct uevm_ctx *ctx,
+			       const struct uevm_file *f, uint8_t *out,
+			       size_t *out_len, struct stat *hashed)
 {
 	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
 	int ret;
 
 	if (!S_ISREG(f->st.st_mode) || !f->io)
 		return uevm_err(EINVAL, "not a regular file");
-	ret = ima_collect_stable(f, ctx->cfg.hash_algo, digest);
+	ret = ima_collect_stable_stat(f, ctx->cfg.hash_algo, digest, hashed);
 	if (ret)
 		return ret;
 	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
@@ -258,24 +273,59 @@ UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
 	return 0;
 }
 
+UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
+				    const struct uevm_file *f, uint8_t *out,
+				    size_t *out_len)
+{
+	return ima_calc_xattr_stat(ctx, f, out, out_len, NULL);
+}
+
+/* Attempts at labelling a file whose content keeps changing. */
+#define LABEL_TRIES 3
+
+/* Writing the xattrs moves ctime, not mtime or size: those tell whether
+ * the content changed between the hash and the labels. */
+static bool content_moved(const struct uevm_file *f, const struct stat *hashed)
+{
+	struct stat now;
+
+	if (fstat(f->fd, &now) < 0)
+		return true;
+	return now.st_size != hashed->st_size ||
+	       now.st_mtim.tv_sec != hashed->st_mtim.tv_sec ||
+	       now.st_mtim.tv_nsec != hashed->st_mtim.tv_nsec;
+}
+
 UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
 				const struct uevm_file *f)
 {
 	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
-	size_t len;
+	struct stat hashed;
+	size_t len = 0;
 	int ret;
 
-	if (S_ISREG(f->st.st_mode)) {
-		ret = uevm_ima_calc_xattr(ctx, f, val, &len);
+	if (!S_ISREG(f->st.st_mode))
+		return uevm_evm_update_evmxattr(ctx, f);
+	/* A file being written is hashed again, a few times at most: its
+	 * label must be the hash of content it really had. */
+	for (int tries = 1; ; tries++) {
+		ret = ima_calc_xattr_stat(ctx, f, val, &len, &hashed);
+		if (ret == -ESTALE && tries < LABEL_TRIES)
+			continue;
+		if (ret == -ESTALE)
+			return uevm_err(ESTALE, "file kept changing while it was being "
+					"hashed (%d tries)", tries);
 		if (ret)
 			return ret;
-		/* Rewriting an identical value would only churn ctime. */
-		if (uevm_xattr_cmp(f, XATTR_NAME_IMA, val, len) != 0) {
-			ret = uevm_setxattr(f, XATTR_NAME_IMA, val, len);
-			if (ret)
-				return uevm_err(-ret, "cannot write security.ima: %s",
-						strerror(-ret));
-		}
+		/* Crash and failure safety: see ima_label_write.c. */
+		ret = ima_write_labels(ctx, f, val, len);
+		if (ret)
+			return ret;
+		if (!content_moved(f, &hashed))
+			return 0;
+		if (tries >= LABEL_TRIES)
+			return uevm_err(ESTALE, "file kept changing while it was being "
+					"labelled (%d tries); its security.ima does "
+					"not match its content", tries);
 	}
-	return uevm_evm_update_evmxattr(ctx, f);
 }

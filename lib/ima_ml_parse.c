@@ -55,6 +55,10 @@ static int parse_ima_template(struct cursor *c, const struct ima_template_desc *
 	name = c->p;
 	if (!take(c, NULL, nlen))
 		return -ENODATA;
+	/* The kernel writes this name up to its first NUL (and hashes it
+	 * zero-padded); bytes after a NUL would be hashed but never shown. */
+	if (memchr(name, '\0', nlen))
+		return uevm_err(EBADMSG, "'ima' entry name contains a NUL byte");
 	e = ima_entry_alloc(d->num_fields);
 	if (!e)
 		return -ENOMEM;

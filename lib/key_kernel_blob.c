@@ -121,6 +121,14 @@ static const char *token(const char **p, const char *end, size_t *len)
 	return s;
 }
 
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
 static int parse(const char *text, size_t len, struct kblob *b)
 {
 	const char *p = text, *end = text + len, *t, *hex;
@@ -159,8 +167,9 @@ static int parse(const char *text, size_t len, struct kblob *b)
 		return uevm_err(EINVAL, "kernel key blob: bad master key name '%s'",
 				b->info.master_desc);
 	t = token(&p, end, &tlen);
-	if (!t || !tlen || tlen >= sizeof(b->datalen_str) ||
-	    strspn(t, "0123456789") < tlen)
+	/* The token is not NUL-terminated (it may end the caller's buffer):
+	 * only its own TLEN bytes are looked at. */
+	if (!t || !tlen || tlen >= sizeof(b->datalen_str) || !all_digits(t, tlen))
 		return uevm_err(EINVAL, "kernel key blob: the data length is missing or bad");
 	memcpy(b->datalen_str, t, tlen);
 	dlen = strtol(b->datalen_str, NULL, 10);

@@ -53,6 +53,22 @@ int uevm_key_load_passphrase(const char *path, const struct uevm_secret *file,
 int uevm_key_from_raw_file(const char *path, const struct uevm_secret *file,
 			   struct uevm_key **out);
 
+/* uevm_key_file_describe for contents already read (the fuzzers' way in). */
+int uevm_key_describe_mem(const uint8_t *data, size_t size, char *out,
+			  size_t len);
+
+/* Parse a key specification without touching any file or keyring: its
+ * form (UNKNOWN: detect from the contents), whether it names a keyring
+ * key, and the passphrase-fd and burn options (-1 when absent). */
+struct uevm_key_spec_info {
+	enum uevm_key_form form;
+	bool keyring;
+	int passphrase_fd;
+	int burn;
+	bool has_master, has_tcti;
+};
+int uevm_key_spec_parse(const char *spec, struct uevm_key_spec_info *info);
+
 /* Overwrite the stack below the caller and the vector registers, where
  * copies of key bytes outlive the calls that made them (key_util.c). */
 void uevm_scrub(void);

@@ -164,6 +164,23 @@ static int parse_spec(const char *str, struct spec *s)
 	return 0;
 }
 
+int uevm_key_spec_parse(const char *str, struct uevm_key_spec_info *info)
+{
+	struct spec s;
+	int ret = parse_spec(str, &s);
+
+	if (!ret) {
+		info->form = s.form;
+		info->keyring = s.keyring;
+		info->passphrase_fd = s.passphrase_fd;
+		info->burn = s.burn;
+		info->has_master = s.master != NULL;
+		info->has_tcti = s.tcti != NULL;
+	}
+	spec_free(&s);
+	return ret;
+}
+
 /* "PATH: reason" around a loader's message. */
 static int name_file(int ret, const char *path)
 {

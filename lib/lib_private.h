@@ -66,6 +66,13 @@ int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       struct ima_digest *dig, struct uevm_verdict *v);
 /* Hash F's content with ALGO; -ESTALE if it changed meanwhile. */
 int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest);
+/* The same, also giving the stamp (fstat) the content was hashed at. */
+int ima_collect_stable_stat(const struct uevm_file *f, int algo,
+			    uint8_t *digest, struct stat *hashed);
+/* Write security.ima = VAL (LEN) and its security.evm HMAC, the file left
+ * as it was if security.evm cannot be written (ima_label_write.c). */
+int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		     const uint8_t *val, size_t len);
 
 /* Signatures (lib/sig_*.c).  The EVM data walk shared by the HMAC and
  * the signature hash: each protected value of F in list order (REQ_NAME's

@@ -92,23 +92,21 @@ static bool looks_pem(const uint8_t *buf, size_t len)
 	return memmem(buf, len, tag, sizeof(tag) - 1) != NULL;
 }
 
-UEVM_EXPORT int uevm_certset_add_file(struct uevm_certset *set,
-				      const char *path)
+int sig_certset_add_mem(struct uevm_certset *set, const uint8_t *buf,
+			size_t len, const char *name)
 {
-	uint8_t *buf;
-	size_t len;
-	int added = 0, ret;
+	int added = 0, ret = 0;
 
-	ret = sig_read_file(path, CERT_FILE_MAX, false, &buf, &len);
-	if (ret)
-		return ret;
+	/* BIO_new_mem_buf and d2i_X509 take int and long lengths. */
+	if (len == 0 || len > CERT_FILE_MAX)
+		return uevm_err(EINVAL, "%s: %zu bytes is no certificate", name, len);
 	ERR_clear_error();
 	if (looks_pem(buf, len)) {
 		BIO *bio = BIO_new_mem_buf(buf, (int)len);
 		X509 *x;
 
 		while (bio && (x = PEM_read_bio_X509(bio, NULL, NULL, NULL))) {
-			ret = add_x509(set, x, path);
+			ret = add_x509(set, x, name);
 			if (ret) {
 				X509_free(x);
 				break;
@@ -124,19 +122,33 @@ UEVM_EXPORT int uevm_certset_add_file(struct uevm_certset *set,
 
 		if (!x) {
 			ret = uevm_err(EINVAL, "%s: not an X.509 certificate (DER or PEM): %s",
-				       path, sig_ossl_reason());
-		} else if ((ret = add_x509(set, x, path)) != 0) {
+				       name, sig_ossl_reason());
+		} else if ((ret = add_x509(set, x, name)) != 0) {
 			X509_free(x);
 		} else {
 			added = 1;
 		}
 	}
-	free(buf);
 	if (ret)
 		return ret;
 	if (!added)
-		return uevm_err(EINVAL, "%s: no certificate found", path);
+		return uevm_err(EINVAL, "%s: no certificate found", name);
 	return added;
+}
+
+UEVM_EXPORT int uevm_certset_add_file(struct uevm_certset *set,
+				      const char *path)
+{
+	uint8_t *buf;
+	size_t len;
+	int ret;
+
+	ret = sig_read_file(path, CERT_FILE_MAX, false, &buf, &len);
+	if (ret)
+		return ret;
+	ret = sig_certset_add_mem(set, buf, len, path);
+	free(buf);
+	return ret;
 }
 
 EVP_PKEY *sig_certset_find(const struct uevm_certset *set, uint32_t keyid,

@@ -25,6 +25,9 @@ int sig_read_file(const char *path, size_t max, bool secure, uint8_t **buf,
 void sig_free_file(uint8_t *buf, size_t max, bool secure);
 /* Refuse keys the kernel cannot verify: RSA, ECDSA on NIST curves. */
 int sig_check_pkey(EVP_PKEY *pkey, char *desc, size_t desc_len);
+/* uevm_certset_add_file for a buffer; NAME is what errors call it. */
+int sig_certset_add_mem(struct uevm_certset *set, const uint8_t *buf,
+			size_t len, const char *name);
 /* The keyid of the first certificate added to SET. */
 uint32_t sig_certset_first_keyid(const struct uevm_certset *set);
 /* The public key of the Nth certificate with KEYID, or NULL. */

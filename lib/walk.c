@@ -4,29 +4,55 @@
  * its parent's fd, symlinks are never followed, and work is taken from a
  * LIFO stack so that the number of directories held open stays close to
  * depth x workers rather than the width of the tree.
+ *
+ * Deep trees would still hold one fd per level, so open directories are
+ * kept within a budget: the least recently used idle one is closed
+ * ("parked") and reopened by name from its parent when its entries come
+ * up, and only if it is still the same directory (device and inode), so
+ * that a directory swapped for a symlink or another directory meanwhile
+ * is reported, never entered.
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lib_private.h"
 
+/* An upper bound on directories held open, whatever RLIMIT_NOFILE is. */
+#define WALK_MAX_OPEN_DIRS 1024
+
+/* A directory whose entries are queued.  All fields are under fd_lock. */
 struct dirref {
-	int fd;
-	atomic_int refs;
+	int fd;			/* -1: parked, or not opened yet */
+	int err;		/* why it can no longer be reopened, or 0 */
+	unsigned int refs;	/* queued items and child dirrefs */
+	unsigned int items;	/* queued items, which need fd */
+	unsigned int users;	/* threads using fd right now */
+	bool known;		/* dev and ino recorded */
+	dev_t dev;
+	ino_t ino;
+	struct dirref *parent;	/* NULL: name is relative to the cwd */
+	char *name;		/* how to reopen it from parent */
+	char *display;		/* a root's path as given, or NULL */
+	struct dirref *prev, *next;	/* open dirrefs, least recently used first */
 };
 
+/* A queued entry.  Only roots keep their path: the others are named
+ * from their dirref chain when they come up, so that a deep tree does
+ * not hold a full path per queued entry. */
 struct item {
 	struct item *next;
 	struct dirref *parent;
 	dev_t root_dev;
-	char *path;		/* for display; the name is its last part */
+	char *path;		/* roots only: as given, its last part is name */
 	const char *name;
+	char buf[];
 };
 
 struct walker {
@@ -38,56 +64,299 @@ struct walker {
 	const struct uevm_walk_opts *opts;
 	uevm_walk_fn fn;
 	void *arg;
+
+	pthread_mutex_t fd_lock;
+	struct dirref *lru_head, *lru_tail;
+	size_t nopen;		/* dirrefs with an open fd */
+	size_t budget;		/* how many may stay open */
 };
 
-static struct dirref *dirref_new(int fd)
+static void lru_remove(struct walker *w, struct dirref *d)
 {
-	struct dirref *d = malloc(sizeof(*d));
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		w->lru_head = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	else
+		w->lru_tail = d->prev;
+	d->prev = d->next = NULL;
+}
 
-	if (!d)
+static void lru_append(struct walker *w, struct dirref *d)
+{
+	d->prev = w->lru_tail;
+	d->next = NULL;
+	if (w->lru_tail)
+		w->lru_tail->next = d;
+	else
+		w->lru_head = d;
+	w->lru_tail = d;
+}
+
+static void dir_close_locked(struct walker *w, struct dirref *d)
+{
+	if (d->fd < 0)
+		return;
+	lru_remove(w, d);
+	close(d->fd);
+	d->fd = -1;
+	w->nopen--;
+}
+
+/* Park idle directories until at most KEEP are open; returns how many
+ * were closed. */
+static size_t shrink_locked(struct walker *w, size_t keep)
+{
+	struct dirref *d = w->lru_head;
+	size_t closed = 0;
+
+	while (d && w->nopen > keep) {
+		struct dirref *next = d->next;
+
+		if (!d->users) {
+			dir_close_locked(w, d);
+			closed++;
+		}
+		d = next;
+	}
+	return closed;
+}
+
+/* Out of fds (EMFILE, ENFILE): park every idle directory and lower the
+ * budget, so that the caller can retry once. */
+static bool relieve_fd_pressure(struct walker *w, int err)
+{
+	size_t closed;
+
+	if (err != EMFILE && err != ENFILE)
+		return false;
+	pthread_mutex_lock(&w->fd_lock);
+	closed = shrink_locked(w, 0);
+	if (w->budget > 4)
+		w->budget = w->nopen + (w->budget - w->nopen) / 2;
+	pthread_mutex_unlock(&w->fd_lock);
+	return closed > 0;
+}
+
+static struct dirref *dirref_new(struct dirref *parent, const char *name)
+{
+	struct dirref *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->name = strdup(name))) {
+		free(d);
 		return NULL;
-	d->fd = fd;
-	atomic_init(&d->refs, 1);
+	}
+	d->fd = -1;
+	d->refs = 1;
+	d->parent = parent;
+	if (parent)
+		parent->refs++;	/* caller holds fd_lock or is alone */
 	return d;
 }
 
-static void dirref_put(struct dirref *d)
+/* Drop one reference; a freed dirref drops its parent's, iteratively
+ * (a 4096-deep chain must not recurse). */
+static void dirref_put_locked(struct walker *w, struct dirref *d)
 {
-	if (d && atomic_fetch_sub(&d->refs, 1) == 1) {
-		close(d->fd);
+	while (d && --d->refs == 0) {
+		struct dirref *parent = d->parent;
+
+		dir_close_locked(w, d);
+		free(d->name);
+		free(d->display);
 		free(d);
+		d = parent;
 	}
 }
 
-static struct item *item_new(struct dirref *parent, const char *dirpath,
-			     const char *name, dev_t root_dev)
+/* Open D from its (open) parent.  A directory seen before must still be
+ * the same one. */
+static int dir_open_locked(struct walker *w, struct dirref *d)
 {
-	size_t dl = strlen(dirpath), nl = strlen(name);
-	struct item *it = malloc(sizeof(*it) + 0);
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK;
+	int pfd = d->parent ? d->parent->fd : AT_FDCWD;
+	struct stat st;
+	int fd, e;
+
+	/* Below the roots nothing is followed; a root's own parent is the
+	 * path the user gave. */
+	if (d->parent)
+		flags |= O_NOFOLLOW;
+	fd = openat(pfd, d->name, flags);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && shrink_locked(w, 0))
+		fd = openat(pfd, d->name, flags);
+	if (fd < 0) {
+		e = errno;
+		if (!d->known)
+			return uevm_err(e, "%s", strerror(e));
+		if (e == ELOOP || e == ENOTDIR || e == ENOENT)
+			return uevm_err(ESTALE, "its directory was moved or replaced during the walk (%s)",
+					strerror(e));
+		return uevm_err(e, "cannot reopen its directory: %s", strerror(e));
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		return uevm_err(e, "cannot stat its directory: %s", strerror(e));
+	}
+	if (d->known && (st.st_dev != d->dev || st.st_ino != d->ino)) {
+		close(fd);
+		return uevm_err(ESTALE, "its directory was replaced during the walk");
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->known = true;
+	d->fd = fd;
+	w->nopen++;
+	lru_append(w, d);
+	return 0;
+}
+
+static bool transient(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM || err == EINTR;
+}
+
+/* D's fd for one item's use, reopening D (and the parked directories
+ * above it) if needed.  Pair with dirref_release. */
+static int dirref_acquire(struct walker *w, struct dirref *d)
+{
+	struct dirref **chain = NULL;
+	size_t n = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&w->fd_lock);
+	if (d->fd >= 0)
+		goto got;
+	for (struct dirref *p = d; p && p->fd < 0; p = p->parent)
+		n++;
+	chain = malloc(n * sizeof(*chain));
+	if (!chain) {
+		ret = uevm_err(ENOMEM, "out of memory");
+		goto out;
+	}
+	n = 0;
+	for (struct dirref *p = d; p && p->fd < 0; p = p->parent)
+		chain[n++] = p;
+	/* Top down; each parent is marked in use while its child opens. */
+	if (chain[n - 1]->parent)
+		chain[n - 1]->parent->users++;
+	while (n--) {
+		struct dirref *p = chain[n];
+
+		if (p->err) {
+			ret = uevm_err(p->err, "%s", p->err == ESTALE ?
+				       "its directory was moved or replaced during the walk" :
+				       strerror(p->err));
+		} else {
+			ret = dir_open_locked(w, p);
+			if (ret && !transient(-ret))
+				p->err = -ret;
+		}
+		if (p->parent)
+			p->parent->users--;
+		if (ret)
+			goto out;
+		p->users++;
+		/* A directory opened only to reach the next one is not kept. */
+		if (p->parent && !p->parent->items && !p->parent->users)
+			dir_close_locked(w, p->parent);
+		shrink_locked(w, w->budget);
+	}
+	d->users--;
+got:
+	d->users++;
+	lru_remove(w, d);
+	lru_append(w, d);
+	ret = d->fd;
+out:
+	pthread_mutex_unlock(&w->fd_lock);
+	free(chain);
+	return ret;
+}
+
+static void dirref_release(struct walker *w, struct dirref *d)
+{
+	pthread_mutex_lock(&w->fd_lock);
+	d->users--;
+	pthread_mutex_unlock(&w->fd_lock);
+}
+
+static struct item *item_new(struct dirref *parent, const char *name,
+			     dev_t root_dev)
+{
+	size_t nl = strlen(name);
+	struct item *it = malloc(sizeof(*it) + nl + 1);
 
 	if (!it)
 		return NULL;
-	it->path = malloc(dl + nl + 2);
-	if (!it->path) {
-		free(it);
-		return NULL;
-	}
-	memcpy(it->path, dirpath, dl);
-	if (dl && dirpath[dl - 1] != '/')
-		it->path[dl++] = '/';
-	memcpy(it->path + dl, name, nl + 1);
-	it->name = it->path + dl;
-	it->parent = parent;
+	memcpy(it->buf, name, nl + 1);
+	it->name = it->buf;
+	it->path = NULL;
+	it->parent = parent;	/* counted by the caller */
 	it->root_dev = root_dev;
 	it->next = NULL;
-	if (parent)
-		atomic_fetch_add(&parent->refs, 1);
 	return it;
 }
 
-static void item_free(struct item *it)
+/* The display path of IT: its root's path, then the names down to it.
+ * Names and parents of a dirref never change, and IT's reference keeps
+ * the chain alive: no lock needed. */
+static char *item_path(const struct item *it)
 {
-	dirref_put(it->parent);
+	const struct dirref *d, **chain;
+	size_t n = 0, len, off;
+	char *path;
+
+	if (it->path)
+		return strdup(it->path);
+	len = strlen(it->name) + 1;
+	for (d = it->parent; !d->display; d = d->parent) {
+		len += strlen(d->name) + 1;
+		n++;
+	}
+	len += strlen(d->display) + 1;
+	chain = malloc((n + 1) * sizeof(*chain));
+	path = malloc(len);
+	if (!chain || !path) {
+		free(chain);
+		free(path);
+		return NULL;
+	}
+	off = strlen(d->display);
+	memcpy(path, d->display, off);
+	/* chain[] from the top down; the last entry stands for IT itself. */
+	chain[n] = NULL;
+	for (d = it->parent; !d->display; d = d->parent)
+		chain[--n] = d;
+	for (const struct dirref **c = chain; ; c++) {
+		const char *name = *c ? (*c)->name : it->name;
+		size_t nl = strlen(name);
+
+		if (off && path[off - 1] != '/')
+			path[off++] = '/';
+		memcpy(path + off, name, nl);
+		off += nl;
+		if (!*c)
+			break;
+	}
+	path[off] = '\0';
+	free(chain);
+	return path;
+}
+
+static void item_free(struct walker *w, struct item *it)
+{
+	struct dirref *d = it->parent;
+
+	pthread_mutex_lock(&w->fd_lock);
+	/* The last queued entry done: nobody needs the fd any more. */
+	if (--d->items == 0)
+		dir_close_locked(w, d);
+	dirref_put_locked(w, d);
+	pthread_mutex_unlock(&w->fd_lock);
 	free(it->path);
 	free(it);
 }
@@ -117,9 +386,19 @@ static int report(struct walker *w, const struct uevm_file *f,
 	return r;
 }
 
+static void free_list(struct item *head)
+{
+	while (head) {
+		struct item *next = head->next;
+
+		free(head);
+		head = next;
+	}
+}
+
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
 static void expand_dir(struct walker *w, struct uevm_file *f,
-		       const struct item *it)
+		       const struct item *it, const char *path)
 {
 	struct item *head = NULL, *tail = NULL;
 	struct dirref *d;
@@ -129,6 +408,8 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 	int dfd;
 
 	dfd = dup(f->fd);
+	if (dfd < 0 && relieve_fd_pressure(w, errno))
+		dfd = dup(f->fd);
 	dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!dir) {
 		int e = errno;
@@ -136,16 +417,32 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		if (dfd >= 0)
 			close(dfd);
 		uevm_err(e, "cannot list directory: %s", strerror(e));
-		report(w, NULL, it->path, -e);
+		report(w, NULL, path, -e);
 		return;
 	}
-	d = dirref_new(f->fd);
+	pthread_mutex_lock(&w->fd_lock);
+	d = dirref_new(it->parent, it->name);
+	if (d && it->path && !(d->display = strdup(it->path))) {
+		dirref_put_locked(w, d);
+		d = NULL;
+	}
+	if (d) {
+		d->fd = f->fd;	/* now owned by d */
+		f->fd = -1;
+		d->dev = f->st.st_dev;
+		d->ino = f->st.st_ino;
+		d->known = true;
+		w->nopen++;
+		lru_append(w, d);
+		shrink_locked(w, w->budget);
+	}
+	pthread_mutex_unlock(&w->fd_lock);
 	if (!d) {
 		closedir(dir);
-		report(w, NULL, it->path, -ENOMEM);
+		uevm_err(ENOMEM, "out of memory");
+		report(w, NULL, path, -ENOMEM);
 		return;
 	}
-	f->fd = -1;	/* now owned by d */
 	for (;;) {
 		struct item *c;
 
@@ -156,15 +453,16 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 				int e = errno;
 
 				uevm_err(e, "cannot list directory: %s", strerror(e));
-				report(w, NULL, it->path, -e);
+				report(w, NULL, path, -e);
 			}
 			break;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		c = item_new(d, it->path, de->d_name, it->root_dev);
+		c = item_new(d, de->d_name, it->root_dev);
 		if (!c) {
-			report(w, NULL, it->path, -ENOMEM);
+			uevm_err(ENOMEM, "out of memory");
+			report(w, NULL, path, -ENOMEM);
 			break;
 		}
 		if (!head)
@@ -176,33 +474,63 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		n++;
 	}
 	closedir(dir);
-	if (head)
+	if (n > UINT_MAX / 2)	/* more entries than a counter holds */
+		n = 0;
+	pthread_mutex_lock(&w->fd_lock);
+	d->refs += (unsigned int)n;
+	d->items += (unsigned int)n;
+	dirref_put_locked(w, d);	/* the creator's reference */
+	pthread_mutex_unlock(&w->fd_lock);
+	if (n)
 		push_list(w, head, tail, n);
-	dirref_put(d);
+	else if (head) {
+		free_list(head);
+		uevm_err(EOVERFLOW, "too many entries");
+		report(w, NULL, path, -EOVERFLOW);
+	}
 }
 
 static void process(struct walker *w, struct item *it)
 {
-	int dirfd = it->parent ? it->parent->fd : AT_FDCWD;
 	struct uevm_file f;
-	int ret;
+	int dirfd, ret;
+	char *path;
 
 	uevm_clear_last_error();
-	ret = uevm_file_openat(&f, dirfd, it->name, it->path);
-	if (ret) {
-		report(w, NULL, it->path, ret);
+	path = item_path(it);
+	if (!path) {
+		uevm_err(ENOMEM, "out of memory");
+		report(w, NULL, it->name, -ENOMEM);
 		return;
+	}
+	dirfd = dirref_acquire(w, it->parent);
+	if (dirfd < 0) {
+		report(w, NULL, path, dirfd);
+		free(path);
+		return;
+	}
+	ret = uevm_file_openat(&f, dirfd, it->name, path);
+	if ((ret == -EMFILE || ret == -ENFILE) && relieve_fd_pressure(w, -ret)) {
+		uevm_clear_last_error();
+		ret = uevm_file_openat(&f, dirfd, it->name, path);
+	}
+	if (ret) {
+		report(w, NULL, path, ret);
+		goto release;
 	}
 	if (it->root_dev == (dev_t)-1)
 		it->root_dev = f.st.st_dev;
 	else if (w->opts->one_fs && f.st.st_dev != it->root_dev)
 		goto out;	/* -x: another filesystem */
-	if (report(w, &f, it->path, 0))
+	if (report(w, &f, path, 0))
 		goto out;
 	if (S_ISDIR(f.st.st_mode) && w->opts->recursive)
-		expand_dir(w, &f, it);
+		expand_dir(w, &f, it, path);
 out:
 	uevm_file_close(&f);
+release:
+	dirref_release(w, it->parent);
+	free(path);
 }
 
 static void *worker(void *arg)
@@ -225,7 +553,7 @@ static void *worker(void *arg)
 
 		if (!w->err)
 			process(w, it);
-		item_free(it);
+		item_free(w, it);
 
 		pthread_mutex_lock(&w->lock);
 		if (--w->pending == 0)
@@ -234,29 +562,39 @@ static void *worker(void *arg)
 	}
 }
 
-/* Deep trees hold one fd per level: lift the soft limit to the hard one. */
-static void raise_nofile(void)
+/* Lift the soft fd limit to the hard one, and keep about half of it for
+ * open directories (the rest: files being hashed, the caller's own). */
+static size_t dir_budget(int jobs)
 {
+	size_t reserve = 16 + 4 * (size_t)jobs, budget;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 16;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 2 * WALK_MAX_OPEN_DIRS + reserve)
+		return WALK_MAX_OPEN_DIRS;
+	budget = rl.rlim_cur > reserve + 8 ? (rl.rlim_cur - reserve) / 2 : 4;
+	return budget < 4 ? 4 : budget;
 }
 
-/* A root path is opened relative to its parent directory, so that a
- * non-openable root (a symlink given by name) still has a dirfd. */
+/* A root is opened relative to its parent directory (opened when the
+ * root comes up), so that a non-openable root (a symlink given by name)
+ * still has a dirfd. */
 static struct item *root_item(struct walker *w, const char *path)
 {
 	struct item *it = calloc(1, sizeof(*it));
+	struct dirref *d = NULL;
 	char *slash, *dir;
-	struct dirref *d;
 	size_t len;
-	int fd;
 
 	if (!it || !(it->path = strdup(path))) {
 		free(it);
+		uevm_err(ENOMEM, "out of memory");
 		report(w, NULL, path, -ENOMEM);
 		return NULL;
 	}
@@ -272,20 +610,17 @@ static struct item *root_item(struct walker *w, const char *path)
 					: strndup(it->path, (size_t)(slash - it->path));
 		it->name = slash[1] ? slash + 1 : ".";
 	}
-	fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (dir)
+		d = dirref_new(NULL, dir);
 	free(dir);
-	d = fd >= 0 ? dirref_new(fd) : NULL;
 	if (!d) {
-		int e = fd < 0 ? errno : ENOMEM;
-
-		if (fd >= 0)
-			close(fd);
-		uevm_err(e, "%s", strerror(e));
-		report(w, NULL, path, -e);
+		uevm_err(ENOMEM, "out of memory");
+		report(w, NULL, path, -ENOMEM);
 		free(it->path);
 		free(it);
 		return NULL;
 	}
+	d->items = 1;
 	it->parent = d;
 	it->root_dev = (dev_t)-1;
 	return it;
@@ -298,6 +633,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	struct walker w = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
+		.fd_lock = PTHREAD_MUTEX_INITIALIZER,
 		.opts = opts, .fn = fn, .arg = arg,
 	};
 	int jobs = opts->jobs > 0 ? opts->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -306,7 +642,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 
 	if (jobs < 1)
 		jobs = 1;
-	raise_nofile();
+	w.budget = dir_budget(jobs);
 	for (size_t i = npaths; i-- > 0;) {
 		struct item *it = root_item(&w, paths[i]);
 

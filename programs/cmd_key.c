@@ -335,10 +335,10 @@ static void status_file(const char *path)
 	char desc[256];
 
 	fput_path(stdout, path);
-	if (uevm_key_file_describe(path, desc, sizeof(desc)) < 0)
-		printf(": %s\n", uevm_last_error());
-	else
-		printf(": %s\n", desc);
+	fputs(": ", stdout);
+	fput_text(stdout, uevm_key_file_describe(path, desc, sizeof(desc)) < 0 ?
+		  uevm_last_error() : desc);
+	putchar('\n');
 }
 
 static int key_status(struct key_opts *o, int argc, char **argv, int first)

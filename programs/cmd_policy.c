@@ -24,10 +24,15 @@ static void report_parse_error(const char *path, unsigned int line)
 	const char *rest = line ? strstr(msg, ": ") : NULL;
 
 	fput_path(stderr, path);
-	if (line && rest)
-		fprintf(stderr, ":%u: %s\n", line, rest + 2);
-	else
-		fprintf(stderr, ": %s\n", msg);
+	/* The message may quote the policy text: escaped like a path. */
+	if (line && rest) {
+		fprintf(stderr, ":%u: ", line);
+		fput_text(stderr, rest + 2);
+	} else {
+		fputs(": ", stderr);
+		fput_text(stderr, msg);
+	}
+	fputc('\n', stderr);
 }
 
 static int policy_check(const char *path, bool verbose)

@@ -46,7 +46,9 @@ static int sign_one(const struct uevm_file *f, const char *path, int err,
 			out_lock_acquire();
 			fputs("skipped ", stdout);
 			fput_path(stdout, path);
-			printf(": %s\n", uevm_last_error());
+			fputs(": ", stdout);
+			fput_text(stdout, uevm_last_error());
+			putchar('\n');
 			out_lock_release();
 		}
 		return 0;

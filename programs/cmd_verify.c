@@ -91,7 +91,9 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		} else {
 			fputs("ERROR ", stdout);
 			fput_path(stdout, path);
-			printf(": cannot verify: %s\n", why);
+			fputs(": cannot verify: ", stdout);
+			fput_text(stdout, why);
+			putchar('\n');
 		}
 		out_lock_release();
 		return 0;
@@ -116,8 +118,11 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		printf(": %s", integrity_status_name(v.status));
 		if (v.cause)
 			printf(" (%s)", v.cause);
-		if (v.detail[0])
-			printf(": %s", v.detail);
+		/* The detail may quote values read from the file's xattrs. */
+		if (v.detail[0]) {
+			fputs(": ", stdout);
+			fput_text(stdout, v.detail);
+		}
 		putchar('\n');
 	}
 	out_lock_release();

@@ -20,15 +20,29 @@
 
 struct evmctl ev;
 
+/* Messages quote file names (from argv or a recursive walk): control
+ * characters in them are escaped, the message's own final newline kept. */
 void ev_log(int level, const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	size_t len;
+	int n;
 
 	if (level > ev.verbose)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
+	len = (size_t)n;
+	while (len && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	fput_text(stderr, msg);
+	for (; len < (size_t)n; len++)
+		fputc('\n', stderr);
+	free(msg);
 }
 
 void ev_log_dump(int level, const void *p, size_t len, bool newline)
@@ -57,8 +71,13 @@ void ev_log_errno_reset(int err, const char *fmt, ...)
 	va_list ap;
 
 	if (EV_LOG_ERR <= ev.verbose) {
+		char *msg = NULL;
+
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		if (vasprintf(&msg, fmt, ap) >= 0) {
+			fput_text(stderr, msg);
+			free(msg);
+		}
 		va_end(ap);
 		fprintf(stderr, " (errno: %s)\n", strerror(err));
 	}

@@ -72,6 +72,9 @@ void hex_encode(const uint8_t *in, size_t len, char *out);
 /* Print a path with control characters, backslashes and invalid UTF-8
  * escaped, so that names cannot forge output lines. */
 void fput_path(FILE *fp, const char *path);
+/* The same for a message that may quote names or file data (its
+ * backslashes are kept). */
+void fput_text(FILE *fp, const char *text);
 /* Print a JSON string literal. */
 void fput_json_string(FILE *fp, const char *s);
 

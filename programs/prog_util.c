@@ -19,17 +19,24 @@ void usage(const struct command *cmd, FILE *fp)
 	fprintf(fp, "Usage: %s %s %s\n", prog_name, cmd->name, cmd->usage);
 }
 
+/* Messages quote paths and library errors (which may quote names or
+ * values read from files): the whole text is escaped like a path. */
 void error_msg(const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
 	pthread_mutex_lock(&out_lock);
 	fprintf(stderr, "%s: ", prog_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
+	fput_text(stderr, n >= 0 ? msg : fmt);
 	fputc('\n', stderr);
 	pthread_mutex_unlock(&out_lock);
+	if (n >= 0)
+		free(msg);
 }
 
 void file_error(const char *path, const char *what, int err)
@@ -39,8 +46,11 @@ void file_error(const char *path, const char *what, int err)
 	pthread_mutex_lock(&out_lock);
 	fprintf(stderr, "%s: ", prog_name);
 	fput_path(stderr, path);
-	fprintf(stderr, ": %s: %s\n", what,
-		*why ? why : strerror(err < 0 ? -err : err));
+	fputs(": ", stderr);
+	fput_text(stderr, what);
+	fputs(": ", stderr);
+	fput_text(stderr, *why ? why : strerror(err < 0 ? -err : err));
+	fputc('\n', stderr);
 	pthread_mutex_unlock(&out_lock);
 }
 
@@ -205,15 +215,40 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
-void fput_path(FILE *fp, const char *path)
+/* A valid UTF-8 sequence a terminal may still act on: the C1 controls
+ * U+0080..U+009F (U+009B is CSI), the bidirectional embeddings and
+ * overrides U+202A..U+202E and isolates U+2066..U+2069, which reorder
+ * what is shown, and the line and paragraph separators U+2028/U+2029.
+ * Returns the code point, or 0 for an ordinary character. */
+static unsigned int utf8_control(const unsigned char *s, int n)
 {
-	const unsigned char *s = (const unsigned char *)path;
+	unsigned int cp;
+
+	if (n == 2 && s[0] == 0xc2 && s[1] <= 0x9f)
+		return s[1];
+	if (n != 3 || s[0] != 0xe2)
+		return 0;
+	cp = 0x2000u | ((unsigned int)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x2028 || cp == 0x2029)
+		return cp;
+	return 0;
+}
+
+/* BACKSLASH: double backslashes too, so that a path reads back exactly;
+ * messages keep theirs (the library escapes data it quotes that way). */
+static void fput_escaped(FILE *fp, const char *str, bool backslash)
+{
+	const unsigned char *s = (const unsigned char *)str;
 
 	while (*s) {
 		int n = utf8_len(s);
 
-		if (n == 1 && *s >= 0x20 && *s != 0x7f && *s != '\\') {
+		if (n == 1 && *s >= 0x20 && *s != 0x7f && (*s != '\\' || !backslash)) {
 			fputc(*s++, fp);
+		} else if (n > 1 && utf8_control(s, n)) {
+			fprintf(fp, "\\u%04x", utf8_control(s, n));
+			s += n;
 		} else if (n > 1) {
 			fwrite(s, 1, (size_t)n, fp);
 			s += n;
@@ -226,10 +261,23 @@ void fput_path(FILE *fp, const char *path)
 		} else if (*s == '\t') {
 			fputs("\\t", fp);
 			s++;
+		} else if (*s == '\r') {
+			fputs("\\r", fp);
+			s++;
 		} else {
 			fprintf(fp, "\\x%02x", *s++);
 		}
 	}
+}
+
+void fput_path(FILE *fp, const char *path)
+{
+	fput_escaped(fp, path, true);
+}
+
+void fput_text(FILE *fp, const char *text)
+{
+	fput_escaped(fp, text, false);
 }
 
 void fput_json_string(FILE *fp, const char *str)
@@ -240,7 +288,11 @@ void fput_json_string(FILE *fp, const char *str)
 	while (*s) {
 		int n = utf8_len(s);
 
-		if (n > 1) {
+		if (n > 1 && utf8_control(s, n)) {
+			/* Valid JSON raw, but not for a terminal showing it. */
+			fprintf(fp, "\\u%04x", utf8_control(s, n));
+			s += n;
+		} else if (n > 1) {
 			fwrite(s, 1, (size_t)n, fp);
 			s += n;
 		} else if (n == 1 && *s == '"') {

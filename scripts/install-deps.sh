@@ -21,6 +21,7 @@ mount
 groff-base
 man-db
 clang
+libclang-rt-14-dev
 jq
 strace
 libsodium-dev
@@ -30,10 +31,15 @@ swtpm-tools
 tpm2-tools
 libtss2-tcti-swtpm0
 python3
+time
 iproute2
 gdb
 libfuse3-dev
 fuse3
+btrfs-progs
+dosfstools
+fusefat
+libcap2-bin
 "
 
 missing=""
