@@ -196,6 +196,26 @@ static int collect_algo(const struct uevm_ctx *ctx, const uint8_t *xval,
 	return ctx->cfg.hash_algo;
 }
 
+/* A write open while a reader that was measured has the file open: its
+ * measurement no longer tells what it reads.  Reported once per reader
+ * measurement, whatever this open's own policy action. */
+static void ima_tomtou_check(struct integrity_sys *s, const struct integrity_event *ev,
+			     const char *template_name)
+{
+	struct integrity_iint_cache *iint = integrity_inode_get(s, ev->file);
+	bool send;
+
+	if (!iint)
+		return;
+	integrity_iint_lock(iint);
+	send = integrity_iint_flags(iint) & IMA_MUST_MEASURE;
+	integrity_iint_set_flags(iint, 0, IMA_MUST_MEASURE);
+	integrity_iint_unlock(iint);
+	integrity_iint_put(s->cache, iint);
+	if (send)
+		ima_store_violation(s, ev, template_name, "ToMToU");
+}
+
 UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 			       const struct integrity_event *ev)
 {
@@ -219,6 +239,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	match_input(ev, &in, fsname, sizeof(fsname));
 	ima_match_policy(policy, &in, IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT | IMA_HASH,
 			 &res);
+	if (in.func == FILE_CHECK && (ev->mask & (MAY_WRITE | MAY_APPEND)) && ev->readers)
+		ima_tomtou_check(s, ev, res.template_name);
 	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)))
 		return 0;
 	pcr = res.pcr >= 0 ? res.pcr : 10;
@@ -229,10 +251,15 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		       (res.action & IMA_APPRAISE) ? -EACCES : 0;
 	integrity_iint_lock(iint);
 	/* ima_rdwr_violation_check: a file measured for a reader while it is
-	 * open for writing may change under the measurement. */
+	 * open for writing may change under the measurement (open_writers);
+	 * one opened for writing while a measured reader has it open changes
+	 * under a measurement already taken (ToMToU). */
 	if ((res.action & IMA_MEASURE) && in.func == FILE_CHECK &&
-	    !(ev->mask & (MAY_WRITE | MAY_APPEND)) && integrity_iint_writers(iint) > 0)
-		ima_store_violation(s, ev, res.template_name, "open_writers");
+	    !(ev->mask & (MAY_WRITE | MAY_APPEND))) {
+		integrity_iint_set_flags(iint, IMA_MUST_MEASURE, 0);
+		if (integrity_iint_writers(iint) > 0)
+			ima_store_violation(s, ev, res.template_name, "open_writers");
+	}
 	measure = (res.action & IMA_MEASURE) &&
 		  !(integrity_iint_measured_pcrs(iint) & (1ULL << pcr));
 	st = integrity_iint_ima_status(iint, in.func);

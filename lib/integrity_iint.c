@@ -119,7 +119,7 @@ UEVM_EXPORT void integrity_cache_free(struct integrity_cache *c)
 static void reset_results(struct integrity_iint_cache *e)
 {
 	/* What survives a change: facts about how the file came to be. */
-	e->flags &= IMA_NEW_FILE | EVM_NEW_FILE | IMA_UPDATE_XATTR;
+	e->flags &= IMA_NEW_FILE | EVM_NEW_FILE | IMA_UPDATE_XATTR | IMA_MUST_MEASURE;
 	e->measured_pcrs = 0;
 	e->evm_status = INTEGRITY_UNKNOWN;
 	for (int i = 0; i < IMA_STATUS_SLOTS; i++)

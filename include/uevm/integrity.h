@@ -47,6 +47,7 @@ bool integrity_capable(const struct integrity_cred *cred, int cap);
 #define EVM_NEW_FILE		0x08000000
 #define IMA_DIGSIG		0x10000000	/* security.ima is a signature */
 #define IMA_UPDATE_XATTR	0x20000000	/* rehash at the last writer's close */
+#define IMA_MUST_MEASURE	0x40000000	/* measured for a reader (ToMToU) */
 
 /* A change stamp: a cached result is only valid for the same one. */
 struct integrity_stamp {
@@ -241,6 +242,10 @@ struct integrity_event {
 	int mask;			/* MAY_READ | MAY_WRITE | MAY_EXEC | MAY_APPEND */
 	int func;			/* enum ima_hooks (FILE_CHECK, BPRM_CHECK, ...) */
 	bool created;			/* the open created the file */
+	/* Other opens of the file for reading only (the kernel's
+	 * i_readcount), for front-ends that see every close: a write open
+	 * while a measured reader is open is a ToMToU violation. */
+	unsigned int readers;
 	/* file_free: called for every close of an open that file_check
 	 * allowed with MAY_WRITE/MAY_APPEND in MASK; WRITTEN says whether
 	 * data was written.  The last such close rehashes the file. */

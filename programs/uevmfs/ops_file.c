@@ -117,6 +117,7 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 	if (err)
 		return err;
 	h.ev.mask = MAY_WRITE;
+	h.ev.readers = atomic_load(&in->readers);
 	h.ev.func = FILE_CHECK;
 	err = integrity_file_check(ufs.sys, &h.ev);
 	if (err) {
@@ -179,6 +180,10 @@ int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 	fh->inode = in;
 	fh->cred = *cred;
 	fh->registered = writer_mask(mask);
+	/* The kernel's i_readcount, for ToMToU: opens for reading only. */
+	fh->reader = !writer_mask(mask);
+	if (fh->reader)
+		atomic_fetch_add(&in->readers, 1);
 	atomic_init(&fh->written, written && fh->registered);
 	pthread_rwlock_init(&fh->lock, NULL);
 	*out = fh;
@@ -187,6 +192,8 @@ int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 
 void ufs_file_destroy(struct ufs_file *fh)
 {
+	if (fh->reader)
+		atomic_fetch_sub(&fh->inode->readers, 1);
 	close(fh->fd);
 	pthread_rwlock_destroy(&fh->lock);
 	free(fh);
@@ -216,6 +223,7 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	}
 	h.ev.mask = mask;
 	h.ev.func = FILE_CHECK;
+	h.ev.readers = atomic_load(&in->readers);
 	err = integrity_file_check(ufs.sys, &h.ev);
 	if (!err && (flags & UFS_FMODE_EXEC)) {
 		/* execve: the open's check, then the binary's (bprm_check). */

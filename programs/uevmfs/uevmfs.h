@@ -43,6 +43,7 @@ struct ufs_inode {
 	bool dirty;			/* on ufs.dirty (dirty_lock) */
 	int pinned;			/* being flushed (dirty_lock) */
 	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
+	atomic_uint readers;		/* open files not open for writing */
 };
 
 struct ufs {
@@ -84,6 +85,7 @@ struct ufs_file {
 	 * so that no write lands while the content is hashed. */
 	pthread_rwlock_t lock;
 	bool registered;		/* a writer the integrity layer counts */
+	bool reader;			/* counted in inode->readers */
 	atomic_bool written;		/* data written since registered */
 	struct integrity_cred cred;	/* the opener's */
 };

@@ -154,6 +154,19 @@ expect_match "  listed with a zero digest under the file's name" \
 	"^10 0{40} ima-ng sha256:0{64} $M/etc/conf\$" "$(cat "$C/ima/ascii_runtime_measurements")"
 expect_match "  audited op=invalid_pcr cause=open_writers" \
 	'op=invalid_pcr cause=open_writers .*res=1' "$(grep invalid_pcr "$T/audit.log")"
+# ToMToU: opened for writing while a reader that was measured holds it.
+v1=$(cat "$C/ima/violations")
+exec 8<"$M/etc/conf"
+exec 9>>"$M/etc/conf"
+exec 9>&- 8<&-
+expect_eq "violations: a write open while a measured reader is open counts one (ToMToU)" \
+	$((v1 + 1)) "$(cat "$C/ima/violations")"
+expect_match "  audited op=invalid_pcr cause=ToMToU" \
+	'op=invalid_pcr cause=ToMToU .*res=1' "$(grep invalid_pcr "$T/audit.log")"
+
+exec 9>>"$M/etc/conf"
+exec 9>&-
+expect_eq "  reported once: a later write open adds none" $((v1 + 1)) "$(cat "$C/ima/violations")"
 ufs_umount "$M"
 check "unmounting uevmfs takes the control tree down too" \
 	bash -c "! grep -q ' $C ' /proc/mounts"

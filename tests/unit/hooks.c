@@ -393,6 +393,32 @@ static void test_file_check(struct ima_measurements *ml)
 		uevm_file_close(&f);
 		CHECK("  after the writer's close a reader's open is no violation",
 		      try_open("edit", MAY_READ) == 0 && ima_ml_violations(ml) == v0 + 1);
+
+		/* ToMToU: a write open while that measured reader is open. */
+		open_obj("edit", &f);
+		memset(&ev, 0, sizeof(ev));
+		ev.file = &f;
+		ev.cred = &root_cred;
+		ev.filename = "edit";
+		ev.mask = MAY_WRITE;
+		ev.func = FILE_CHECK;
+		ev.readers = 1;
+		audit_count = 0;
+		CHECK("ToMToU: a write open while a measured reader is open is allowed",
+		      integrity_file_check(sys, &ev) == 0);
+		CHECK("  and counted as a violation",
+		      ima_ml_violations(ml) == v0 + 2);
+		CHECK("  audited op=invalid_pcr cause=ToMToU",
+		      audit_has("op=invalid_pcr cause=ToMToU"));
+		integrity_file_free(sys, &ev);
+		CHECK("  reported once per reader measurement",
+		      integrity_file_check(sys, &ev) == 0 && ima_ml_violations(ml) == v0 + 2);
+		integrity_file_free(sys, &ev);
+		ev.readers = 0;
+		CHECK("  no violation without readers",
+		      integrity_file_check(sys, &ev) == 0 && ima_ml_violations(ml) == v0 + 2);
+		integrity_file_free(sys, &ev);
+		uevm_file_close(&f);
 	}
 
 	/* A failing file written through the hooks stays failing. */
