@@ -102,7 +102,7 @@ check: deps
 	$(MAKE) all SANITIZE=1
 	$(MAKE) all SANITIZE=thread
 	tests/run-tests.sh build/default build/san build/tsan
-	$(MAKE) fuzz FUZZ_TIME=15
+	$(MAKE) fuzz FUZZ_TIME=12
 
 # Tests against the current build only, without installing packages.
 check-fast: all

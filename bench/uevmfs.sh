@@ -108,8 +108,17 @@ row "seq. read, warm page cache, fastopen" "$(mbs "$(best readf "$S/big")")" \
 drop; readf "$S/big"
 row "seq. read, mount's cache cold (FUSE path)" "$(mbs "$(best readf "$S/big")")" \
 	"$(mbs "$(drop; readf "$S/big"; secs readf "$M/big")")" MB/s ">= 0.70"
-cold_n=$(mbs "$(drop; secs readf "$S/big")")
-cold_u=$(mbs "$(drop; secs readf "$M/big")")
+best_cold() {	# path: the fastest of RUNS reads, each after dropping caches
+	local b= t
+	for _ in $(seq 1 "$RUNS"); do
+		drop
+		t=$(secs readf "$1")
+		if [ -z "$b" ] || [ "$(calc "$t < $b")" = 1 ]; then b=$t; fi
+	done
+	echo "$b"
+}
+cold_n=$(mbs "$(best_cold "$S/big")")
+cold_u=$(mbs "$(best_cold "$M/big")")
 row "seq. read, cold (disk)" "$cold_n" "$cold_u" MB/s ">= 0.70"
 
 # ---- writes --------------------------------------------------------------------------

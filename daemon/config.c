@@ -207,23 +207,19 @@ static char *trim(char *s)
 	return s;
 }
 
-int uevmd_config_load(const char *path, struct uevmd_config *c)
+int uevmd_config_load_fp(FILE *fp, const char *path, FILE *errfp,
+			 struct uevmd_config *c)
 {
 	char line[PATH_MAX + 64];
 	unsigned int lineno = 0;
-	FILE *fp = fopen(path, "re");
 	int ret = 0;
 
-	if (!fp) {
-		fprintf(stderr, "uevmd: %s: %m\n", path);
-		return -errno;
-	}
 	while (fgets(line, sizeof(line), fp)) {
 		char *k, *v, *eq;
 
 		lineno++;
 		if (!strchr(line, '\n') && !feof(fp)) {
-			fprintf(stderr, "uevmd: %s:%u: line too long\n", path, lineno);
+			fprintf(errfp, "uevmd: %s:%u: line too long\n", path, lineno);
 			ret = -EINVAL;
 			break;
 		}
@@ -232,7 +228,7 @@ int uevmd_config_load(const char *path, struct uevmd_config *c)
 			continue;
 		eq = strchr(k, '=');
 		if (!eq) {
-			fprintf(stderr, "uevmd: %s:%u: expected 'key = value'\n", path, lineno);
+			fprintf(errfp, "uevmd: %s:%u: expected 'key = value'\n", path, lineno);
 			ret = -EINVAL;
 			break;
 		}
@@ -241,15 +237,44 @@ int uevmd_config_load(const char *path, struct uevmd_config *c)
 		v = trim(eq + 1);
 		ret = uevmd_config_set(c, k, v);
 		if (ret == -ENOENT)
-			fprintf(stderr, "uevmd: %s:%u: unknown key '%s'\n", path, lineno, k);
+			fprintf(errfp, "uevmd: %s:%u: unknown key '%s'\n", path, lineno, k);
 		else if (ret == -E2BIG)
-			fprintf(stderr, "uevmd: %s:%u: too many '%s' entries\n", path, lineno, k);
+			fprintf(errfp, "uevmd: %s:%u: too many '%s' entries\n", path, lineno, k);
 		else if (ret)
-			fprintf(stderr, "uevmd: %s:%u: invalid value '%s' for '%s'\n",
+			fprintf(errfp, "uevmd: %s:%u: invalid value '%s' for '%s'\n",
 				path, lineno, v, k);
 		if (ret)
 			break;
 	}
+	return ret;
+}
+
+int uevmd_config_load(const char *path, struct uevmd_config *c)
+{
+	FILE *fp = fopen(path, "re");
+	int ret;
+
+	if (!fp) {
+		fprintf(stderr, "uevmd: %s: %m\n", path);
+		return -errno;
+	}
+	ret = uevmd_config_load_fp(fp, path, stderr, c);
+	fclose(fp);
+	return ret;
+}
+
+int uevmd_config_load_mem(const void *buf, size_t len, const char *name,
+			  FILE *errfp, struct uevmd_config *c)
+{
+	FILE *fp;
+	int ret;
+
+	if (!len)
+		return 0;	/* an empty file sets nothing */
+	fp = fmemopen((void *)buf, len, "r");
+	if (!fp)
+		return -errno;
+	ret = uevmd_config_load_fp(fp, name, errfp, c);
 	fclose(fp);
 	return ret;
 }

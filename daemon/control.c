@@ -201,8 +201,9 @@ static void serve(int cfd)
 	struct iovec iov = { req, sizeof(req) - 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	char *argv[4] = { 0 }, *save = NULL;
-	int pfd = -1, argc = 0, ret = 0;
+	struct control_request r;
+	char **argv = r.argv;
+	int pfd = -1, argc, ret = 0;
 	struct cmsghdr *c;
 	ssize_t n;
 	FILE *fp;
@@ -210,26 +211,24 @@ static void serve(int cfd)
 	n = recvmsg(cfd, &msg, MSG_CMSG_CLOEXEC);
 	if (n <= 0)
 		return;
-	req[n] = '\0';
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			memcpy(&pfd, CMSG_DATA(c), sizeof(int));
-	req[strcspn(req, "\n")] = '\0';
-	for (char *t = strtok_r(req, " ", &save); t && argc < 4; t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
+	control_request_parse(req, (size_t)n, &r);
+	argc = r.argc;
 	fp = fdopen(cfd, "w");
 	if (!fp) {
 		if (pfd >= 0)
 			close(pfd);
 		return;
 	}
-	if (!argc) {
+	if (r.verb == CTL_EMPTY) {
 		ret = -EINVAL;
 		snprintf(err, sizeof(err), "empty request");
-	} else if (!strcmp(argv[0], "status")) {
+	} else if (r.verb == CTL_STATUS) {
 		fprintf(fp, "OK\n");
 		uevmd_status_write(fp);
-	} else if (!strcmp(argv[0], "measurements") && argc >= 2) {
+	} else if (r.verb == CTL_MEASUREMENTS) {
 		if (!D->ml) {
 			ret = -ENOENT;
 			snprintf(err, sizeof(err), "uevmd keeps no measurement list");
@@ -239,23 +238,23 @@ static void serve(int cfd)
 			if (ret)
 				goto out;	/* too late for ERR: the client sees a short body */
 		}
-	} else if (!strcmp(argv[0], "policy-show")) {
+	} else if (r.verb == CTL_POLICY_SHOW) {
 		fprintf(fp, "OK\n");
 		pthread_mutex_lock(&D->policy_lock);
 		if (D->policy)
 			ima_policy_write(D->policy, fp);
 		pthread_mutex_unlock(&D->policy_lock);
-	} else if (!peer_capable(cfd)) {
+	} else if (control_verb_privileged(r.verb) && !peer_capable(cfd)) {
 		ret = -EPERM;
 		snprintf(err, sizeof(err), "'%s' needs CAP_SYS_ADMIN", argv[0]);
-	} else if (!strcmp(argv[0], "enable") || !strcmp(argv[0], "mode")) {
+	} else if (r.verb == CTL_ENABLE || r.verb == CTL_MODE) {
 		enum integrity_mode m;
 		struct integrity_cred self;
 
 		if (argc > 1 && integrity_mode_parse(argv[1], &m)) {
 			ret = -EINVAL;
 			snprintf(err, sizeof(err), "%s", uevm_last_error());
-		} else if (!strcmp(argv[0], "mode") && argc < 2) {
+		} else if (r.verb == CTL_MODE && argc < 2) {
 			ret = -EINVAL;
 			snprintf(err, sizeof(err), "mode needs enforce, log, fix or off");
 		} else {
@@ -263,7 +262,7 @@ static void serve(int cfd)
 			self.cap_effective = ~0ULL;
 			/* "enable": EVM initialised with the HMAC key (echo 1 > evm);
 			 * what was appraised without it is appraised again. */
-			if (!strcmp(argv[0], "enable") &&
+			if (r.verb == CTL_ENABLE &&
 			    !(integrity_sys_evm_read(D->sys) & EVM_INIT_HMAC)) {
 				ret = integrity_sys_evm_write(D->sys, &self, EVM_INIT_HMAC);
 				if (ret) {
@@ -285,7 +284,7 @@ static void serve(int cfd)
 					integrity_mode_name(integrity_sys_mode(D->sys)));
 			}
 		}
-	} else if (!strcmp(argv[0], "policy-load")) {
+	} else if (r.verb == CTL_POLICY_LOAD) {
 		char *text = NULL;
 		size_t len = 0;
 

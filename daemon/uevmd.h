@@ -78,9 +78,36 @@ struct uevmd_config {
 void uevmd_config_defaults(struct uevmd_config *c);
 /* Read PATH (key = value lines); on error prints "PATH:LINE: why". */
 int uevmd_config_load(const char *path, struct uevmd_config *c);
+/* The same from FP, or from LEN bytes at BUF (fuzz/uevmd_conf.c); NAME is
+ * what the messages, written to ERRFP, call it. */
+int uevmd_config_load_fp(FILE *fp, const char *name, FILE *errfp,
+			 struct uevmd_config *c);
+int uevmd_config_load_mem(const void *buf, size_t len, const char *name,
+			  FILE *errfp, struct uevmd_config *c);
 /* One "key = value" setting (also the command line's -o). */
 int uevmd_config_set(struct uevmd_config *c, const char *key, const char *value);
 void uevmd_config_free(struct uevmd_config *c);
+
+/* ---- control requests (control_parse.c) --------------------------------- */
+
+enum control_verb {
+	CTL_EMPTY, CTL_STATUS, CTL_MEASUREMENTS, CTL_POLICY_SHOW,
+	CTL_ENABLE, CTL_MODE, CTL_POLICY_LOAD, CTL_UNKNOWN,
+};
+#define CONTROL_MAX_ARGS 4
+
+struct control_request {
+	enum control_verb verb;
+	int argc;
+	char *argv[CONTROL_MAX_ARGS];	/* point into the request buffer */
+};
+
+/* Split the request in BUF (LEN bytes read from the socket; BUF has room
+ * for LEN + 1, and is cut in place) into words of its first line and name
+ * its verb.  "measurements" without a form is CTL_UNKNOWN. */
+void control_request_parse(char *buf, size_t len, struct control_request *r);
+/* Whether VERB changes the daemon (needs CAP_SYS_ADMIN in the caller). */
+bool control_verb_privileged(enum control_verb verb);
 
 /* ---- the daemon's state --------------------------------------------------- */
 

@@ -36,8 +36,16 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 
 $(FUZZ_B)/%: fuzz/%.c fuzz/fuzz.h fuzz/test_certs.h $(FUZZ_LIB) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilib -Ifuzz -o $@ $< \
-		$(FUZZ_LIB) $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilib -Ifuzz -Iprograms -Idaemon \
+		-o $@ $< $(filter programs/%.c daemon/%.c,$^) $(FUZZ_LIB) $(LDLIBS)
+
+# Targets for parsers of the command line and of uevmd: the parser's own
+# .c file is compiled into the target (and nothing else of the program).
+$(FUZZ_B)/pcr_file: programs/pcr_file.c programs/pcr_file.h \
+	programs/evmctl_eventlog.c programs/evmctl.h fuzz/evmctl_stubs.h
+$(FUZZ_B)/bios_log: programs/evmctl_eventlog.c programs/evmctl.h fuzz/evmctl_stubs.h
+$(FUZZ_B)/uevmd_control: daemon/control_parse.c daemon/uevmd.h
+$(FUZZ_B)/uevmd_conf: daemon/config.c daemon/uevmd.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h

@@ -162,7 +162,30 @@ for t in ima ima-ng ima-sig ima-ngv2 ima-sigv2 'd-ng|n-ng|iuid|igid|imode|evmsig
 	"$UEVM" measurements add --list "$T/ml" --tcti none --template "$t" \
 		--violation /tmp/tomtou "$F" "$T/second" >/dev/null
 	head -c 4096 "$T/ml" | seed ima_ml_binary uevm-$name
+	# The same list as ascii_runtime_measurements and its _sha256 variant.
+	"$UEVM" measurements show "$T/ml" | seed ima_ml_ascii uevm-$name
+	"$UEVM" measurements show --bank sha256 "$T/ml" | seed ima_ml_ascii uevm-sha256-$name
 done
+# ASCII edge cases: a name with spaces (a list restored across kexec keeps
+# them), an unknown template (hex fields), a line cut short, a bad PCR.
+"$UEVM" measurements show --bank sha384 "$T/ml" | seed ima_ml_ascii uevm-sha384-custom
+python3 - "$C/ima_ml_ascii" <<'PY'
+import hashlib, struct, sys
+d = sys.argv[1]
+def line(tmpl, fields, pcr=10):
+    data = b"".join(struct.pack("=I", len(f)) + f for f in fields)
+    return b"%2d %s %s" % (pcr, hashlib.sha1(data).hexdigest().encode(), tmpl)
+dng = b"sha256:\0" + hashlib.sha256(b"x").digest()
+shown = b" sha256:" + hashlib.sha256(b"x").hexdigest().encode()
+open(d + "/edge-name-spaces", "wb").write(
+    line(b"ima-sig", [dng, b"/a b/c d\0", b""]) + shown + b" /a b/c d \n" +
+    line(b"ima-ng", [dng, b"  x  \0"], 11) + shown + b"   x  \n")
+open(d + "/edge-unknown-template", "wb").write(
+    line(b"some-tmpl", [b"\x01\x02", b"", b"\xff"]) + b" 0102  ff\n")
+open(d + "/edge-cut-short", "wb").write(
+    line(b"ima-ng", [dng, b"/x\0"], 5) + shown + b" /x")
+open(d + "/edge-bad-pcr", "wb").write(b"24 " + b"0" * 40 + b" ima-ng sha1: /x\n")
+PY
 rm -f "$T/ml"
 "$UEVM" measurements add --list "$T/ml" --tcti none -a sha1 --template ima-ng \
 	"$F" >/dev/null
@@ -223,5 +246,8 @@ for s in /etc/keys/evm-key "file:/k" "raw:/k" "passphrase:/k,passphrase-fd=3" \
 	 "12345" "sha256:0,7,10-12" "0-23"; do
 	printf %s "$s" | seed key_spec "$(printf %s "$s" | tr -c 'a-zA-Z0-9' '_' | head -c 40)"
 done
+
+# ---- the front-ends' parsers (PCR files, BIOS log, uevmd, control tree) ----------
+"$src/gen-corpus-frontends.sh"
 
 echo "gen-corpus: $(find "$C" -type f | wc -l) files, $(du -sh "$C" | cut -f1)"

@@ -25,6 +25,11 @@ max_len() {
 	key_file|key_passphrase) echo 4096 ;;	# TPM files are the largest
 	ima_policy)		echo 4096 ;;
 	ima_ml_binary)		echo 8192 ;;	# a few entries of any template
+	ima_ml_ascii)		echo 4096 ;;	# a few lines; ima-sig lines are ~600 bytes
+	pcr_file|bios_log)	echo 4096 ;;	# 24 PCRs of a bank; a dozen events
+	uevmd_control)		echo 512 ;;	# one request line
+	uevmd_conf)		echo 4400 ;;	# just past the longest line (4160)
+	securityfs_write)	echo 4096 ;;	# a policy in a few writes
 	*)			echo 4096 ;;
 	esac
 }

@@ -67,8 +67,13 @@ static int add_x509(struct uevm_certset *set, X509 *x, const char *path)
 		return uevm_err(EINVAL, "%s: certificate without a usable public key: %s",
 				path, sig_ossl_reason());
 	ret = sig_check_pkey(e.pkey, desc, sizeof(desc));
-	if (ret)
-		return uevm_err(-ret, "%s: %s", path, uevm_last_error());
+	if (ret) {
+		/* uevm_err writes the buffer uevm_last_error() reads: copy. */
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		return uevm_err(-ret, "%s: %s", path, why);
+	}
 	ret = sig_keyid_from_x509(x, &e.keyid);
 	if (ret)
 		return ret;
@@ -92,9 +97,17 @@ static bool looks_pem(const uint8_t *buf, size_t len)
 	return memmem(buf, len, tag, sizeof(tag) - 1) != NULL;
 }
 
+/* Drop what a failed call added, so that the set is as it was before. */
+static void certset_truncate(struct uevm_certset *set, size_t n)
+{
+	while (set->n > n)
+		X509_free(set->v[--set->n].x509);
+}
+
 int sig_certset_add_mem(struct uevm_certset *set, const uint8_t *buf,
 			size_t len, const char *name)
 {
+	size_t before = set->n;
 	int added = 0, ret = 0;
 
 	/* BIO_new_mem_buf and d2i_X509 take int and long lengths. */
@@ -129,8 +142,11 @@ int sig_certset_add_mem(struct uevm_certset *set, const uint8_t *buf,
 			added = 1;
 		}
 	}
-	if (ret)
+	if (ret) {
+		/* All or nothing: a bundle with one bad certificate adds none. */
+		certset_truncate(set, before);
 		return ret;
+	}
 	if (!added)
 		return uevm_err(EINVAL, "%s: no certificate found", name);
 	return added;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * uevm measurements: show, replay and verify IMA measurement lists in the
- * kernel's binary format, and add measurements of files to a list kept by
+ * kernel's binary or ASCII format, and add measurements of files to a list kept by
  * libuevm (extended into a TPM 2.0 or software PCRs).
  */
 #include <fcntl.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prog.h"
+#include "pcr_file.h"
 #include "uevm/measure.h"
 
 /* Measurement lists of real systems reach tens of MB; more is a mistake. */
@@ -22,6 +23,9 @@ static int read_list(const char *path, uint8_t **out, size_t *len)
 	return read_file_all(path, LIST_MAX_SIZE, out, len);
 }
 
+/* The list's form: --ascii-input, or told apart by its first byte. */
+static bool ascii_input, list_ascii;
+
 static int load_list(const char *path, uint8_t **buf, size_t *len)
 {
 	int ret;
@@ -30,7 +34,45 @@ static int load_list(const char *path, uint8_t **buf, size_t *len)
 	ret = read_list(path, buf, len);
 	if (ret)
 		file_error(path, "cannot read the list", ret);
+	else
+		list_ascii = ascii_input || ima_ml_is_ascii(*buf, *len);
 	return ret;
+}
+
+static const char *list_invalid(void)
+{
+	return list_ascii ? "not a valid ASCII measurement list"
+			  : "not a valid binary measurement list";
+}
+
+static long parse_list(const uint8_t *buf, size_t len, ima_ml_parse_fn fn,
+		       void *arg)
+{
+	if (list_ascii)
+		return ima_ml_parse_ascii(buf, len, IMA_ML_ASCII_AUTO, fn, arg);
+	return ima_ml_parse_binary(buf, len, UEVM_HASH_SHA1, fn, arg);
+}
+
+static int replay_list(const uint8_t *buf, size_t len, int algo, bool padded,
+		       struct ima_ml_replay *r)
+{
+	if (list_ascii)
+		return ima_ml_replay_ascii(buf, len, algo, padded, r);
+	return ima_ml_replay_binary(buf, len, algo, padded, r);
+}
+
+/* The bank of an ASCII list's first template digest (an _ALGO list shows
+ * that bank's), so that show gives such a list back as it is. */
+static int ascii_list_bank(const uint8_t *buf, size_t len)
+{
+	const uint8_t *d = len > 3 ? memchr(buf + 3, ' ', len - 3) : NULL;
+
+	switch (d ? (size_t)(d - buf) - 3 : 0) {
+	case 64: return UEVM_HASH_SHA256;
+	case 96: return UEVM_HASH_SHA384;
+	case 128: return UEVM_HASH_SHA512;
+	}
+	return UEVM_HASH_SHA1;
 }
 
 /* A bank name the library can hash; -1 (message printed) otherwise. */
@@ -62,7 +104,32 @@ struct show_state {
 	const char *path;
 	unsigned long bad;
 	bool first;
+	bool tty;
 };
+
+/* An ASCII line for a terminal: names are shown as recorded, so control
+ * characters in them are escaped (fput_path) rather than interpreted. */
+static int write_ascii_escaped(const struct ima_template_entry *e, int bank)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&line, &len);
+	int ret;
+
+	if (!mem)
+		return -ENOMEM;
+	ret = ima_entry_write_ascii(e, bank, mem);
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	if (!ret) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		fput_path(stdout, line);
+		putchar('\n');
+	}
+	free(line);
+	return ret;
+}
 
 static void json_field(const struct ima_template_entry *e, int i)
 {
@@ -101,6 +168,8 @@ static int show_one(const struct ima_template_entry *e, size_t index,
 		error_msg("%s: entry %zu: the template digest does not match its data",
 			  s->path, index + 1);
 	}
+	if (s->fmt == SHOW_ASCII && s->tty)
+		return write_ascii_escaped(e, s->bank);
 	if (s->fmt == SHOW_ASCII)
 		return ima_entry_write_ascii(e, s->bank, stdout);
 	if (s->fmt == SHOW_BINARY)
@@ -129,10 +198,12 @@ static int do_show(const struct command *cmd, int argc, char **argv)
 		{ "binary", no_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "bank", required_argument, NULL, 'b' },
+		{ "ascii-input", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct show_state s = { .fmt = SHOW_ASCII, .bank = UEVM_HASH_SHA1, .first = true };
+	bool bank_given = false;
 	uint8_t *buf;
 	size_t len;
 	long n;
@@ -148,6 +219,10 @@ static int do_show(const struct command *cmd, int argc, char **argv)
 			s.bank = parse_bank(optarg);
 			if (s.bank < 0)
 				return EXIT_USAGE;
+			bank_given = true;
+			break;
+		case 'I':
+			ascii_input = true;
 			break;
 		case 'h':
 			usage(cmd, stdout);
@@ -164,9 +239,12 @@ static int do_show(const struct command *cmd, int argc, char **argv)
 	s.path = argv[optind];
 	if (load_list(s.path, &buf, &len))
 		return EXIT_ERROR;
+	if (list_ascii && !bank_given)
+		s.bank = ascii_list_bank(buf, len);
+	s.tty = isatty(STDOUT_FILENO);
 	if (s.fmt == SHOW_JSON)
 		putchar('[');
-	n = ima_ml_parse_binary(buf, len, UEVM_HASH_SHA1, show_one, &s);
+	n = parse_list(buf, len, show_one, &s);
 	if (s.fmt == SHOW_JSON)
 		printf("%s]\n", s.first ? "" : "\n");
 	free(buf);
@@ -175,7 +253,7 @@ static int do_show(const struct command *cmd, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (n < 0) {
-		file_error(s.path, "not a valid binary measurement list", (int)n);
+		file_error(s.path, list_invalid(), (int)n);
 		return EXIT_ERROR;
 	}
 	return s.bad ? EXIT_VERIFY_FAILED : 0;
@@ -187,10 +265,10 @@ static int replay_banks(const uint8_t *buf, size_t len, const int *banks,
 			int nbanks, struct ima_ml_replay *r, const char *path)
 {
 	for (int i = 0; i < nbanks; i++) {
-		int ret = ima_ml_replay_binary(buf, len, banks[i], false, &r[i]);
+		int ret = replay_list(buf, len, banks[i], false, &r[i]);
 
 		if (ret) {
-			file_error(path, "not a valid binary measurement list", ret);
+			file_error(path, list_invalid(), ret);
 			return ret;
 		}
 	}
@@ -202,6 +280,7 @@ static int do_replay(const struct command *cmd, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "bank", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "ascii-input", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -225,6 +304,9 @@ static int do_replay(const struct command *cmd, int argc, char **argv)
 			break;
 		case 'J':
 			json = true;
+			break;
+		case 'I':
+			ascii_input = true;
 			break;
 		case 'h':
 			usage(cmd, stdout);
@@ -289,104 +371,31 @@ struct bank_values {
 	uint8_t pcr[IMA_ML_NUM_PCRS][UEVM_MAX_DIGEST_SIZE];
 };
 
-static int hexval(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* Hex with optional 0x and single spaces between bytes; exactly SIZE bytes. */
-static bool parse_hex(const char *s, uint8_t *out, unsigned int size)
-{
-	unsigned int n = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	while (*s && *s != '\n' && *s != '\r') {
-		int hi, lo;
-
-		if (*s == ' ') {
-			s++;
-			continue;
-		}
-		hi = hexval(s[0]);
-		lo = hi < 0 ? -1 : hexval(s[1]);
-		if (lo < 0 || n == size)
-			return false;
-		out[n++] = (uint8_t)(hi << 4 | lo);
-		s += 2;
-	}
-	return n == size;
-}
-
-/*
- * PCR values of one bank, from lines as evmctl reads them ("PCR-10: <hex>",
- * the TPM 1.2 sysfs form) or as tpm2_pcrread prints them ("  10: 0x<hex>",
- * under a "sha256:" heading; other banks' sections are skipped).
- */
+/* PCR values of one bank from a file (pcr_file.c has the forms). */
 static int read_pcr_file(const char *path, struct bank_values *b)
 {
-	unsigned int size = uevm_hash_algo_digest_size(b->algo);
-	FILE *fp = fopen(path, "re");
-	const char *section = NULL;
-	char line[512], cur[32] = "";
 	unsigned int lineno = 0;
+	FILE *fp = fopen(path, "re");
+	int ret;
 
 	if (!fp) {
 		uevm_clear_last_error();
 		file_error(path, "cannot open the PCR file", -errno);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), fp)) {
-		char *p = line, *end;
-		long pcr;
-
-		lineno++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '\n' || *p == '#')
-			continue;
-		end = p + strcspn(p, " \t\r\n");
-		if (end > p && end[-1] == ':' && !end[strspn(end, " \t\r\n")] &&
-		    (p[0] < '0' || p[0] > '9') && (size_t)(end - p) < sizeof(cur)) {
-			/* a "sha256:" heading */
-			memcpy(cur, p, (size_t)(end - p - 1));
-			cur[end - p - 1] = '\0';
-			section = cur;
-			continue;
-		}
-		if (section && uevm_hash_algo_by_name(section) != b->algo)
-			continue;
-		if (!strncmp(p, "PCR-", 4))
-			p += 4;
-		pcr = strtol(p, &end, 10);
-		if (end == p || pcr < 0 || pcr >= IMA_ML_NUM_PCRS)
-			goto bad;
-		while (*end == ' ')
-			end++;
-		if (*end != ':' || !parse_hex(end + 1, b->pcr[pcr], size))
-			goto bad;
-		b->have |= 1u << pcr;
-	}
+	ret = pcr_file_read(fp, b->algo, b->pcr, &b->have, &lineno);
 	fclose(fp);
+	if (ret) {
+		error_msg("%s:%u: not a PCR line for bank %s (want 'PCR-NN: HEX' or "
+			  "'NN: 0xHEX' with %u bytes)", path, lineno,
+			  uevm_hash_algo_name(b->algo), uevm_hash_algo_digest_size(b->algo));
+		return -1;
+	}
 	if (!b->have) {
 		error_msg("%s: no %s PCR values", path, uevm_hash_algo_name(b->algo));
 		return -1;
 	}
 	return 0;
-bad:
-	fclose(fp);
-	error_msg("%s:%u: not a PCR line for bank %s (want 'PCR-NN: HEX' or "
-		  "'NN: 0xHEX' with %u bytes)", path, lineno,
-		  uevm_hash_algo_name(b->algo), size);
-	return -1;
 }
 
 static int read_tpm_banks(const char *tcti, struct bank_values *b, int *nbanks)
@@ -429,9 +438,9 @@ static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values
 	struct ima_ml_replay r, padded;
 	bool ok = true, padded_ok = b->algo != UEVM_HASH_SHA1;
 
-	if (ima_ml_replay_binary(buf, len, b->algo, false, &r) ||
-	    ima_ml_replay_binary(buf, len, b->algo, true, &padded)) {
-		file_error(path, "not a valid binary measurement list", -EBADMSG);
+	if (replay_list(buf, len, b->algo, false, &r) ||
+	    replay_list(buf, len, b->algo, true, &padded)) {
+		file_error(path, list_invalid(), -EBADMSG);
 		*bad_digests = ~0UL;
 		return false;
 	}
@@ -474,6 +483,7 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 		{ "pcrs", required_argument, NULL, 'p' },
 		{ "tcti", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "ascii-input", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -511,6 +521,9 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'I':
+			ascii_input = true;
 			break;
 		case 'h':
 			usage(cmd, stdout);

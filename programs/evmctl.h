@@ -121,6 +121,17 @@ int ev_ima_verify_signature2(const struct uevm_certset *set, const char *file,
 int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 		const struct uevm_key *hmac_key, uint8_t *out);
 
+/* evmctl_eventlog.c: "PCR-NN: <hex>" lines (sysfs or --pcrs files) and
+ * the TPM 1.2 BIOS event log, from a stream or a buffer.  The PCR lines:
+ * 0, or -1 for no line at all; the log: 0, or 1 on a bad event (as
+ * evmctl's read_binary_bios_measurements). */
+int ev_unhex_pcr(uint8_t *dst, const char *src, int count);
+int ev_pcr_lines_read(FILE *fp, int size, uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
+int ev_pcr_lines_parse(const void *buf, size_t len, int size,
+		       uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
+int ev_bios_log_read(FILE *fp, uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
+int ev_bios_log_parse(const void *buf, size_t len, uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
+
 int ev_cmd_hash_ima(const struct ev_command *cmd);
 int ev_cmd_sign_ima(const struct ev_command *cmd);
 int ev_cmd_sign_hash(const struct ev_command *cmd);

@@ -37,36 +37,6 @@ static void init_banks(struct bank *b)
 	}
 }
 
-static int unhex_pcr(uint8_t *dst, const char *src, int count)
-{
-	for (int i = 0; i < count; i++) {
-		unsigned int v;
-
-		if (*src == ' ')
-			src++;
-		if (sscanf(src, "%2x", &v) != 1)
-			return -1;
-		dst[i] = (uint8_t)v;
-		src += 2;
-	}
-	return 0;
-}
-
-/* "PCR-00: <hex>" lines, as the TPM 1.2 sysfs file shows them. */
-static int read_one_bank(struct bank *b, FILE *fp)
-{
-	char buf[UEVM_MAX_DIGEST_SIZE * 3 + 16], tag[8];
-	int i = 0, result = -1;
-
-	while (i < EV_NUM_PCRS && fgets(buf, sizeof(buf), fp)) {
-		snprintf(tag, sizeof(tag), "PCR-%2.2d", i);
-		if (!strncmp(buf, tag, 6))
-			unhex_pcr(b->pcr[i++], buf + 7, b->size);
-		result = 0;
-	}
-	return result;
-}
-
 static int read_file_pcrs(struct bank *tpm)
 {
 	for (int i = 0; i < NUM_BANKS; i++)
@@ -106,7 +76,7 @@ static int read_file_pcrs(struct bank *tpm)
 			log_err("Could not open '%s'\n", path);
 			return -1;
 		}
-		result = read_one_bank(&tpm[bank], fp);
+		result = ev_pcr_lines_read(fp, tpm[bank].size, tpm[bank].pcr);
 		fclose(fp);
 		if (result < 0)
 			return result;
@@ -123,7 +93,7 @@ static int read_sysfs_pcrs(struct bank *tpm)
 		fp = fopen("/sys/class/misc/tpm0/device/pcrs", "re");
 	if (!fp)
 		return -1;
-	if (read_one_bank(&tpm[0], fp) < 0) {
+	if (ev_pcr_lines_read(fp, tpm[0].size, tpm[0].pcr) < 0) {
 		fclose(fp);
 		return -1;
 	}
@@ -147,7 +117,7 @@ static int read_sysfs_tpm2_pcrs(struct bank *tpm)
 				 tpm[j].name, i);
 			fp = fopen(path, "re");
 			if (!fp || !fgets(buf, sizeof(buf), fp) ||
-			    unhex_pcr(tpm[j].pcr[i], buf, tpm[j].size))
+			    ev_unhex_pcr(tpm[j].pcr[i], buf, tpm[j].size))
 				tpm[j].supported = false;
 			if (fp)
 				fclose(fp);
@@ -470,18 +440,12 @@ int ev_cmd_ima_measurement(const struct ev_command *cmd)
 
 /* ---- ima_boot_aggregate -------------------------------------------------------------- */
 
-/* TPM 1.2 event log: {u32 pcr; u32 type; u8 digest[20]; u32 len; data}. */
+/* The TPM 1.2 event log FILE replayed into B (evmctl_eventlog.c). */
 static int read_bios_log(const char *file, struct bank *b)
 {
-	struct {
-		uint32_t pcr, type;
-		uint8_t digest[20];
-		uint32_t len;
-	} h;
 	struct stat st;
-	uint8_t *data;
-	int err = 0;
 	FILE *fp;
+	int err;
 
 	if (stat(file, &st) < 0)
 		return 1;
@@ -492,35 +456,7 @@ static int read_bios_log(const char *file, struct bank *b)
 	fp = fopen(file, "re");
 	if (!fp)
 		return 1;
-	data = malloc(200000);
-	if (!data) {
-		fclose(fp);
-		return 1;
-	}
-	while (fread(&h, sizeof(h), 1, fp) == 1) {
-		if (ev.verbose > EV_LOG_INFO) {
-			log_info("%02u ", h.pcr);
-			ev_log_dump(EV_LOG_INFO, h.digest, 20, true);
-		}
-		if (h.pcr >= EV_NUM_PCRS) {
-			log_err("Invalid PCR %d.\n", h.pcr);
-			break;
-		}
-		memcpy(b->digest, h.digest, 20);
-		extend(b, (int)h.pcr);
-		if (h.len > 200000) {
-			log_err("Event data event too long.\n");
-			err = 1;
-			break;
-		}
-		if (h.len && fread(data, h.len, 1, fp) != 1) {
-			log_err("Failed reading event data (short read): errno: %s (%d)\n",
-				strerror(errno), errno);
-			err = 1;
-			break;
-		}
-	}
-	free(data);
+	err = ev_bios_log_read(fp, b->pcr);
 	fclose(fp);
 	return err;
 }

@@ -6,7 +6,8 @@ Written from the kernel's documented formats (not from uevm's code): it
 checks every template digest, replays the sha1 and sha256 banks and renders
 the list as ascii_runtime_measurements would.
 
-usage: ima_ml_ref.py LIST ASCII_OUT
+usage: ima_ml_ref.py LIST ASCII_OUT [ASCII_SHA256_OUT]
+(the third file: as ascii_runtime_measurements_sha256, sha256 template digests)
 prints "entries N", "violations N", "bad_digests N" and
 "pcr BANK NN HEX" for each PCR the list extends; exit 1 on a malformed list.
 """
@@ -66,6 +67,9 @@ def show(name, i, f):
 def main():
     raw = open(sys.argv[1], "rb").read()
     ascii_out = open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape")
+    ascii256 = None
+    if len(sys.argv) > 3:
+        ascii256 = open(sys.argv[3], "w", encoding="utf-8", errors="surrogateescape")
     pcr = {"sha1": {}, "sha256": {}}
     off = entries = violations = bad = 0
     while off < len(raw):
@@ -101,6 +105,9 @@ def main():
             old = pcr[bank].get(idx, bytes(size))
             pcr[bank][idx] = hashlib.new(bank, old + ext).digest()
         ascii_out.write("%2d %s %s %s\n" % (idx, digest.hex(), name, " ".join(cols)))
+        if ascii256:
+            d256 = bytes(32) if violation else hashlib.sha256(hashed).digest()
+            ascii256.write("%2d %s %s %s\n" % (idx, d256.hex(), name, " ".join(cols)))
     print("entries", entries)
     print("violations", violations)
     print("bad_digests", bad)

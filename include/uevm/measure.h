@@ -186,6 +186,31 @@ struct ima_ml_replay {
 int ima_ml_replay_binary(const uint8_t *buf, size_t len, int algo,
 			 bool padded_sha1, struct ima_ml_replay *out);
 
+/* digest_algo for ima_ml_parse_ascii: each line's template digest length
+ * says its bank (40 hex digits sha1, 64 sha256, 96 sha384, 128 sha512). */
+#define IMA_ML_ASCII_AUTO (-1)
+
+/*
+ * Parse an ASCII list (ascii_runtime_measurements or an _ALGO variant):
+ * lines "%2d <template digest> <template name> <field>..." as the kernel
+ * prints them, for every template the binary parser knows.  The binary
+ * template data is rebuilt from the fields, so DIGEST_OK and other banks'
+ * digests work as for a binary list.  A name may contain spaces (it takes
+ * what the other fields leave); a name with a newline cannot be read back
+ * (its line fails the digest check).  INDEX is the line number - 1.
+ * Returns the number of entries or a negative errno (-EBADMSG with
+ * "line N: cause" for a malformed line, including a last line without its
+ * newline).
+ */
+long ima_ml_parse_ascii(const uint8_t *buf, size_t len, int digest_algo,
+			ima_ml_parse_fn fn, void *arg);
+/* ima_ml_replay_binary for an ASCII list (any template digest bank). */
+int ima_ml_replay_ascii(const uint8_t *buf, size_t len, int algo,
+			bool padded_sha1, struct ima_ml_replay *out);
+/* True when BUF starts as an ASCII list does (' ' or a digit), which a
+ * binary list, starting with a PCR number below 24 as a u32, never does. */
+bool ima_ml_is_ascii(const uint8_t *buf, size_t len);
+
 /* ---- the measurement list ---------------------------------------------------------- */
 
 struct ima_ml_config {
