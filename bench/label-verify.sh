@@ -21,6 +21,7 @@ TARGET=1.5
 die() { echo "bench: $*" >&2; exit 2; }
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then die "usage: $0 path/to/uevm [TREE]"; fi
 UEVM=$(realpath -e "$1") || die "no uevm binary at '$1' (run make first)"
+[ -f "$UEVM" ] && [ -x "$UEVM" ] || die "'$1' is not the uevm program (give path/to/uevm, e.g. build/default/uevm)"
 TREE=${2:-/usr/lib}
 [ -d "$TREE" ] || die "$TREE is not a directory"
 TREE=$(realpath -e "$TREE")
