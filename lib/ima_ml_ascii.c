@@ -325,46 +325,6 @@ static int algo_by_hex_len(size_t hexlen)
 	return -1;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return false;
-	return true;
-}
-
-static void free_owned(struct ima_template_desc *d)
-{
-	if (d)
-		free((char *)d->fmt);
-	free(d);
-}
-
-/* A built-in template, a custom format (lists record it as the name), or
- * NULL for a name this build does not know; nothing is registered. */
-static const struct ima_template_desc *desc_for_name(const char *name,
-						     struct ima_template_desc **owned)
-{
-	const struct ima_template_desc *d = ima_template_builtin(name);
-	struct ima_template_desc *o;
-
-	*owned = NULL;
-	if (d)
-		return d;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return NULL;
-	o->name = "";
-	o->fmt = strdup(name);
-	if (!o->fmt || ima_template_fmt_parse(o->fmt, o)) {
-		free_owned(o);
-		uevm_clear_last_error();
-		return NULL;
-	}
-	*owned = o;
-	return o;
-}
-
 /* Parse the line L (without its newline) into *OUT. */
 static int parse_line(const struct line_ctx *lc0, struct span l, int digest_algo,
 		      struct ima_template_entry **out, bool *digest_ok, int *line_algo)
@@ -422,7 +382,7 @@ static int parse_line(const struct line_ctx *lc0, struct span l, int digest_algo
 	name[w.len] = '\0';
 	lc.tmpl = name;
 
-	d = desc_for_name(name, &owned);
+	d = ima_ml_desc_for_name(name, &owned);
 	/* An unknown template is sized by the line: one field per space (no
 	 * more than a kernel template can have). */
 	n = d ? d->num_fields : count_spaces(rest);
@@ -431,7 +391,7 @@ static int parse_line(const struct line_ctx *lc0, struct span l, int digest_algo
 				"most %d)", name, n, IMA_TEMPLATE_NUM_FIELDS_MAX);
 	e = ima_entry_alloc(n);
 	if (!e) {
-		free_owned(owned);
+		ima_ml_desc_free_owned(owned);
 		return -ENOMEM;
 	}
 	e->desc = d;
@@ -443,7 +403,7 @@ static int parse_line(const struct line_ctx *lc0, struct span l, int digest_algo
 	}
 	ret = split_fields(&lc, e, rest);
 	if (!ret) {
-		e->violation = all_zero(stored, dsize);
+		e->violation = ima_ml_all_zero(stored, dsize);
 		ret = ima_entry_finish(e);
 	}
 	if (ret) {
@@ -510,30 +470,15 @@ UEVM_EXPORT bool ima_ml_is_ascii(const uint8_t *buf, size_t len)
 	return len > 0 && (buf[0] == ' ' || (buf[0] >= '0' && buf[0] <= '9'));
 }
 
-struct replay_args {
-	struct ima_ml_replay *r;
-	bool padded;
-};
-
-static int replay_one(const struct ima_template_entry *e, size_t index,
-		      bool ok, void *arg)
-{
-	struct replay_args *a = arg;
-
-	(void)index;
-	return ima_replay_extend(a->r, e, a->padded, ok);
-}
-
 UEVM_EXPORT int ima_ml_replay_ascii(const uint8_t *buf, size_t len, int algo,
 				    bool padded_sha1, struct ima_ml_replay *out)
 {
-	struct replay_args a = { out, padded_sha1 };
+	struct ima_replay_args a = { out, padded_sha1 };
+	int ret = ima_replay_begin(out, algo);
 	long n;
 
-	if (!uevm_hash_md(algo) || uevm_hash_algo_digest_size(algo) > UEVM_MAX_DIGEST_SIZE)
-		return uevm_err(EOPNOTSUPP, "cannot replay bank %s",
-				uevm_hash_algo_name(algo) ? uevm_hash_algo_name(algo) : "?");
-	ima_replay_init(out, algo);
-	n = ima_ml_parse_ascii(buf, len, IMA_ML_ASCII_AUTO, replay_one, &a);
+	if (ret)
+		return ret;
+	n = ima_ml_parse_ascii(buf, len, IMA_ML_ASCII_AUTO, ima_replay_entry, &a);
 	return n < 0 ? (int)n : 0;
 }

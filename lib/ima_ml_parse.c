@@ -117,7 +117,7 @@ static int parse_fields(const uint8_t *data, uint32_t len,
 	return 0;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
+bool ima_ml_all_zero(const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (p[i])
@@ -125,7 +125,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-static void free_owned(struct ima_template_desc *d)
+void ima_ml_desc_free_owned(struct ima_template_desc *d)
 {
 	if (d)
 		free((char *)d->fmt);
@@ -137,8 +137,8 @@ static void free_owned(struct ima_template_desc *d)
  * a custom format (which lists record as its name).  Nothing is registered,
  * so a hostile list cannot grow the registry.  NULL: unknown template.
  */
-static const struct ima_template_desc *desc_for_name(const char *name,
-						     struct ima_template_desc **owned)
+const struct ima_template_desc *ima_ml_desc_for_name(const char *name,
+						   struct ima_template_desc **owned)
 {
 	const struct ima_template_desc *d = ima_template_builtin(name);
 	struct ima_template_desc *o;
@@ -152,7 +152,7 @@ static const struct ima_template_desc *desc_for_name(const char *name,
 	o->name = "";
 	o->fmt = strdup(name);
 	if (!o->fmt || ima_template_fmt_parse(o->fmt, o)) {
-		free_owned(o);
+		ima_ml_desc_free_owned(o);
 		uevm_clear_last_error();
 		return NULL;
 	}
@@ -185,7 +185,7 @@ static int parse_entry(struct cursor *c, int digest_algo,
 	name[nlen] = '\0';
 	if (strlen(name) != nlen)
 		return uevm_err(EBADMSG, "template name contains a NUL byte");
-	d = desc_for_name(name, &owned);
+	d = ima_ml_desc_for_name(name, &owned);
 	if (d && !strcmp(d->name, IMA_TEMPLATE_IMA_NAME)) {
 		ret = parse_ima_template(c, d, &e);
 	} else {
@@ -201,12 +201,12 @@ static int parse_entry(struct cursor *c, int digest_algo,
 			ret = parse_fields(data, tlen, d, name, &e);
 	}
 	if (ret) {
-		free_owned(owned);
+		ima_ml_desc_free_owned(owned);
 		return ret;
 	}
 	e->owned_desc = owned;
 	e->pcr = (int)pcr;
-	e->violation = all_zero(stored, dsize);
+	e->violation = ima_ml_all_zero(stored, dsize);
 	ret = ima_entry_finish(e);
 	if (ret) {
 		ima_template_entry_free(e);
@@ -328,15 +328,10 @@ int ima_replay_extend(struct ima_ml_replay *r, const struct ima_template_entry *
 	return 0;
 }
 
-struct replay_args {
-	struct ima_ml_replay *r;
-	bool padded;
-};
-
-static int replay_one(const struct ima_template_entry *e, size_t index,
-		      bool ok, void *arg)
+int ima_replay_entry(const struct ima_template_entry *e, size_t index,
+		     bool ok, void *arg)
 {
-	struct replay_args *a = arg;
+	struct ima_replay_args *a = arg;
 
 	(void)index;
 	return ima_replay_extend(a->r, e, a->padded, ok);
@@ -348,16 +343,24 @@ void ima_replay_init(struct ima_ml_replay *r, int algo)
 	r->algo = algo;
 }
 
-UEVM_EXPORT int ima_ml_replay_binary(const uint8_t *buf, size_t len, int algo,
-				     bool padded_sha1, struct ima_ml_replay *out)
+int ima_replay_begin(struct ima_ml_replay *r, int algo)
 {
-	struct replay_args a = { out, padded_sha1 };
-	long n;
-
 	if (!uevm_hash_md(algo) || uevm_hash_algo_digest_size(algo) > UEVM_MAX_DIGEST_SIZE)
 		return uevm_err(EOPNOTSUPP, "cannot replay bank %s",
 				uevm_hash_algo_name(algo) ? uevm_hash_algo_name(algo) : "?");
-	ima_replay_init(out, algo);
-	n = ima_ml_parse_binary(buf, len, UEVM_HASH_SHA1, replay_one, &a);
+	ima_replay_init(r, algo);
+	return 0;
+}
+
+UEVM_EXPORT int ima_ml_replay_binary(const uint8_t *buf, size_t len, int algo,
+				     bool padded_sha1, struct ima_ml_replay *out)
+{
+	struct ima_replay_args a = { out, padded_sha1 };
+	int ret = ima_replay_begin(out, algo);
+	long n;
+
+	if (ret)
+		return ret;
+	n = ima_ml_parse_binary(buf, len, UEVM_HASH_SHA1, ima_replay_entry, &a);
 	return n < 0 ? (int)n : 0;
 }

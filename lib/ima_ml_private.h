@@ -40,7 +40,7 @@ void ima_show_hex(FILE *fp, const uint8_t *p, size_t len);
 /* Digest of BUF with a kernel algorithm id; returns the size or -errno. */
 int ima_hash(int algo, const void *buf, size_t len, uint8_t *out);
 
-/* ---- parsing and replay (ima_ml_parse.c) ---- */
+/* ---- parsing and replay (ima_ml_parse.c, ima_ml_ascii.c) ---- */
 
 /* Like ima_ml_parse_binary, but FN owns (and must free) each entry, and
  * GOOD_LEN gets the end of the last complete entry.  A list cut short
@@ -50,6 +50,23 @@ typedef int (*ima_ml_parse_owned_fn)(struct ima_template_entry *e,
 long ima_ml_parse_owned(const uint8_t *buf, size_t len, int digest_algo,
 			ima_ml_parse_owned_fn fn, void *arg, size_t *good_len);
 void ima_replay_init(struct ima_ml_replay *r, int algo);
+/* ima_replay_init after checking that ALGO's bank can be replayed. */
+int ima_replay_begin(struct ima_ml_replay *r, int algo);
+/* An ima_ml_parse_fn extending ARG's bank (struct ima_replay_args). */
+struct ima_replay_args {
+	struct ima_ml_replay *r;
+	bool padded;
+};
+int ima_replay_entry(const struct ima_template_entry *e, size_t index,
+		     bool ok, void *arg);
+/* Shared by the binary and ASCII readers: a template digest of zeros
+ * (a violation); the descriptor for a template name read from a list
+ * (built-in, or a custom format owned by the caller, freed with
+ * ima_ml_desc_free_owned; NULL: unknown). */
+bool ima_ml_all_zero(const uint8_t *p, size_t n);
+const struct ima_template_desc *ima_ml_desc_for_name(const char *name,
+						   struct ima_template_desc **owned);
+void ima_ml_desc_free_owned(struct ima_template_desc *d);
 /* Extend R's bank with one entry. */
 int ima_replay_extend(struct ima_ml_replay *r, const struct ima_template_entry *e,
 		      bool padded_sha1, bool digest_ok);

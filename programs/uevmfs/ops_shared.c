@@ -91,6 +91,18 @@ static void dirty_del(struct ufs_inode *in)
 	in->dirty_next = NULL;
 }
 
+/* End IN's writer here and now, or wait until the flusher has ended it
+ * (it may hold IN, pinned, off the list). */
+static void shared_end_now(struct ufs_inode *in)
+{
+	pthread_mutex_lock(&ufs.dirty_lock);
+	dirty_del(in);
+	while (in->pinned)
+		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	shared_end(in);
+}
+
 /* Returns IN's writer with its lock held shared, creating it as CRED's
  * open for writing would; or an error. */
 static int shared_get(fuse_req_t req, struct ufs_inode *in, struct ufs_file **out)
@@ -190,10 +202,7 @@ void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
 	int fd, err = 0;
 
 	/* A program that syncs wants the labels on disk too. */
-	pthread_mutex_lock(&ufs.dirty_lock);
-	dirty_del(in);
-	pthread_mutex_unlock(&ufs.dirty_lock);
-	shared_end(in);
+	shared_end_now(in);
 	fd = ufs_reopen(in, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		err = -fd;
@@ -410,10 +419,5 @@ void ufs_shared_stop(void)
 
 void ufs_shared_drop(struct ufs_inode *in)
 {
-	pthread_mutex_lock(&ufs.dirty_lock);
-	dirty_del(in);
-	while (in->pinned)
-		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
-	pthread_mutex_unlock(&ufs.dirty_lock);
-	shared_end(in);
+	shared_end_now(in);
 }
