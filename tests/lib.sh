@@ -52,3 +52,23 @@ make_key() {	# path
 	head -c 32 /dev/urandom >"$1"
 	chmod 600 "$1"
 }
+
+# evmctl_hmac_key: evmctl 1.4 reads its HMAC key from a fixed path,
+# /etc/keys/evm-key-plain.  Keep a valid key that is already there (other
+# users may rely on it), otherwise write a test key; either way the original
+# state (file, directory) is restored on exit.  Sets EVMKEY.
+evmctl_hmac_key() {
+	EVMKEY=/etc/keys/evm-key-plain
+	local size
+	if [ -e "$EVMKEY" ]; then
+		cp -a "$EVMKEY" "$T/evm-key-plain.orig"
+		on_exit "cp -a '$T/evm-key-plain.orig' '$EVMKEY'"
+	else
+		on_exit "rm -f '$EVMKEY'"
+		[ -d /etc/keys ] || { mkdir /etc/keys && on_exit "rmdir /etc/keys"; }
+	fi
+	size=$(stat -c %s "$EVMKEY" 2>/dev/null || echo 0)
+	if [ ! -f "$EVMKEY" ] || [ "$size" -lt 1 ] || [ "$size" -gt 128 ]; then
+		make_key "$EVMKEY"
+	fi
+}

@@ -29,7 +29,7 @@ stop_uevmd() {
 			fail "uevmd was still running when stopped" "$(tail -n 20 "$T/uevmd.out" 2>/dev/null)"
 		fi
 		kill "$UEVMD_PID" 2>/dev/null
-		for _ in $(seq 1 200); do
+		for _ in $(seq 1 600); do
 			kill -0 "$UEVMD_PID" 2>/dev/null || break
 			sleep 0.05
 		done
@@ -83,7 +83,7 @@ write_conf() {
 start_uevmd() {
 	"$UEVMD" -c "$CONF" "$@" >>"$T/uevmd.out" 2>&1 &
 	UEVMD_PID=$!
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 600); do
 		if "$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running'; then
 			return 0
 		fi
@@ -114,7 +114,7 @@ write_policy() {
 # log_has REGEX: the daemon's log file has a matching line (waits a bit:
 # records are written by the logger thread after the answer).
 log_has() {
-	for _ in $(seq 1 40); do
+	for _ in $(seq 1 400); do
 		grep -qE -- "$1" "$LOG" 2>/dev/null && return 0
 		sleep 0.05
 	done

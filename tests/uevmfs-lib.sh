@@ -45,7 +45,7 @@ ufs_mount() {	# source mountpoint [options]
 	# The control tree is mounted after the filesystem: wait for both.
 	local sec=
 	case ",$opts," in *,securityfs=none,*) ;; *,securityfs=*) sec=${opts#*securityfs=}; sec=${sec%%,*} ;; esac
-	for i in $(seq 1 200); do
+	for i in $(seq 1 600); do
 		if ufs_mounted "$mnt" fuse.uevmfs &&
 		   { [ -z "$sec" ] || ufs_mounted "$(realpath -m "$sec")" fuse.uevm-securityfs; }; then
 			return 0
@@ -61,7 +61,7 @@ ufs_mount() {	# source mountpoint [options]
 ufs_umount() {	# mountpoint
 	local i status
 	fusermount3 -u "$1" 2>/dev/null || fusermount3 -u -z "$1"
-	for i in $(seq 1 200); do
+	for i in $(seq 1 600); do
 		kill -0 "$UFS_PID" 2>/dev/null || break
 		sleep 0.05
 	done

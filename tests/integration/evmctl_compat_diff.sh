@@ -148,12 +148,9 @@ same "verify of a file without security.evm" "" verify -u -k "$K/rsa2048.der" em
 same "verify without a file" "" verify -k "$K/rsa2048.der"
 
 # ---- hmac (1.4 hashes with -a: sha1 is the kernel's; no fs UUID: -u) ----------
-if [ -s /etc/keys/evm-key-plain ] && [ "$(stat -c %s /etc/keys/evm-key-plain)" -le 128 ]; then
-	same "-a sha1 hmac -u -n" "" -a sha1 hmac -u -n f
-	same "-a sha1 hmac -u -n --imahash" "" -a sha1 -d hmac -u -n g
-else
-	fail "/etc/keys/evm-key-plain (1..128 bytes) exists for evmctl 1.4's hmac"
-fi
+evmctl_hmac_key
+same "-a sha1 hmac -u -n" "" -a sha1 hmac -u -n f
+same "-a sha1 hmac -u -n --imahash" "" -a sha1 -d hmac -u -n g
 
 # ---- ima_setxattr, ima_clear, sign_hash ----------------------------------------
 cp g.sig h.sig

@@ -20,26 +20,33 @@ B=$T/big
 head -c 96M /dev/urandom >"$B"
 
 # writer MODE: appends (grow) or rewrites a block in place (rewrite) in a
-# loop until $T/stop exists.
+# loop until $T/stop exists; after its first write it says so on the FIFO
+# $T/started, so the test starts its command while the file changes.
 writer() {
-	python3 - "$1" "$B" "$T/stop" <<-'EOF'
+	python3 - "$1" "$B" "$T/stop" "$T/started" <<-'EOF'
 	import os, sys, random
-	mode, path, stop = sys.argv[1:]
+	mode, path, stop, started = sys.argv[1:]
 	fd = os.open(path, os.O_WRONLY | (os.O_APPEND if mode == "grow" else 0))
 	size = os.fstat(fd).st_size
-	while not os.path.exists(stop):
+	first = True
+	while first or not os.path.exists(stop):
 	    if mode == "grow":
 	        os.write(fd, os.urandom(4096))
 	    else:
 	        os.pwrite(fd, os.urandom(4096), random.randrange(0, size - 4096))
+	    if first:
+	        with open(started, "w") as f:
+	            f.write("started\n")
+	        first = False
 	os.close(fd)
 	EOF
 }
 start_writer() {
-	rm -f "$T/stop"
+	rm -f "$T/stop" "$T/started"
+	mkfifo "$T/started"
 	writer "$1" &
 	wpid=$!
-	sleep 0.2
+	read -r _ <"$T/started"
 }
 stop_writer() {
 	touch "$T/stop"

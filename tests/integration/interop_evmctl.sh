@@ -17,21 +17,7 @@ if ! command -v evmctl >/dev/null; then
 	exit 1
 fi
 
-# evmctl 1.4 reads its HMAC key from /etc/keys/evm-key-plain.  Keep a valid
-# key that is already there (other users may rely on it); otherwise write a
-# test key.  Either way the original state is restored on exit.
-EVMKEY=/etc/keys/evm-key-plain
-if [ -e "$EVMKEY" ]; then
-	cp -a "$EVMKEY" "$T/evm-key-plain.orig"
-	on_exit "cp -a '$T/evm-key-plain.orig' '$EVMKEY'"
-else
-	on_exit "rm -f '$EVMKEY'"
-	[ -d /etc/keys ] || { mkdir /etc/keys && on_exit "rmdir /etc/keys"; }
-fi
-ksize=$(stat -c %s "$EVMKEY" 2>/dev/null || echo 0)
-if [ ! -f "$EVMKEY" ] || [ "$ksize" -lt 1 ] || [ "$ksize" -gt 128 ]; then
-	make_key "$EVMKEY"
-fi
+evmctl_hmac_key
 KEY=$T/key
 cp "$EVMKEY" "$KEY"
 chmod 600 "$KEY"

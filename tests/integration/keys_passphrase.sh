@@ -98,13 +98,10 @@ expect_match "status: plain file is flagged" 'k\.plain: 32-byte PLAIN key' "$st"
 echo "$st" >status.out
 no_key_in "status never prints the key" k.plain status.out
 
-# The terminal: asked twice without echo (script(1) provides a pty).
-on_tty() {	# INPUT-LINE... -- CMD...: run CMD on a pty, typing the lines
-	local lines=() l
-	while [ "$1" != -- ]; do lines+=("$1"); shift; done
-	shift
-	{ for l in "${lines[@]}"; do sleep 0.7; printf '%s\n' "$l"; done; sleep 1; } |
-		script -qfec "$*" /dev/null 2>&1
+# The terminal: asked twice without echo.  Each line is typed once its
+# prompt is shown (tests/pty_answer.py), never before.
+on_tty() {	# INPUT-LINE... -- CMD...: run CMD on a pty, answering its prompts
+	python3 "$TESTS_DIR/pty_answer.py" '[Pp]assphrase[^\n]*:' "$@" 2>&1
 }
 out=$(on_tty "tty secret 1" "tty secret 1" -- "$UEVM" key generate "${FAST[@]}" --out tty.pp --plain tty.plain)
 expect_match "terminal: asks for the new passphrase twice" 'New passphrase: .*Passphrase again:' "$(tr -d '\r\n' <<<"$out")"

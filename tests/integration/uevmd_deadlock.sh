@@ -51,7 +51,9 @@ if mode == "dgram":
     while True:
         append(s.recv(65536))
 else:
-    time.sleep(float(sys.argv[3]))      # stalled: the pipe fills up
+    # stalled until the test says so (FILE appears): the pipe fills up
+    while not os.path.exists(sys.argv[3]):
+        time.sleep(0.05)
     for line in sys.stdin.buffer:
         append(line)
 EOF
@@ -106,7 +108,7 @@ expect_eq "the stand-in's file, appended ~200 times, verifies PASS" pass \
 
 # ---- stderr to a stalled reader (journald stuck on us) -------------------------
 mkfifo "$T/stderr.fifo"
-python3 "$T/standin.py" "$V/stderr.journal" stream 6 <"$T/stderr.fifo" &
+python3 "$T/standin.py" "$V/stderr.journal" stream "$T/reader.go" <"$T/stderr.fifo" &
 STANDIN2=$!
 on_exit "kill $STANDIN2 2>/dev/null; wait $STANDIN2 2>/dev/null"
 "$UEVMD" -c "$CONF" -f 2>"$T/stderr.fifo" >/dev/null &
@@ -115,17 +117,15 @@ for _ in $(seq 1 200); do
 	"$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running' && break
 	sleep 0.05
 done
-start=$(date +%s%N)
 hung=0
 for i in $(seq 1 800); do
 	timeout 10 cat "$MNT/data/bad$i" >/dev/null 2>&1
 	[ $? = 124 ] && hung=$((hung + 1))
 done
-ms=$((($(date +%s%N) - start) / 1000000))
 expect_eq "800 refusals (records) while stderr's reader stalls: none hung" 0 "$hung"
-check "  answered quickly (${ms} ms in all, < 10 s)" test "$ms" -lt 10000
 dropped=$(status_field log_dropped)
 check "  records that did not fit were dropped, not waited for ($dropped)" test "$dropped" -gt 0
+touch "$T/reader.go"
 stop_uevmd
 wait "$STANDIN2" 2>/dev/null
 check "the stalled reader got the records that fit" grep -q "cause=missing-hash" "$V/stderr.journal"

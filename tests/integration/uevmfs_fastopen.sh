@@ -92,7 +92,7 @@ ufs_mount "$S" "$M" "key=$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,audi
 expect_eq "evm=0: the owner-changed file reads (content matches)" "owner changed offline" \
 	"$(cat "$M/owner" 2>&1)"
 echo 1 >"$C/evm"
-for _ in $(seq 1 40); do
+for _ in $(seq 1 400); do
 	cat "$M/owner" >/dev/null 2>&1 || break
 	sleep 0.05
 done
