@@ -11,8 +11,10 @@
  *   FAN_ATTRIB                 integrity_inode_post_change (the HMAC only
  *                              for a file that was good before), and the
  *                              inode's ignore mark goes
- *   FAN_CREATE, FAN_MOVED_TO   integrity_inode_post_init for a new file
- *   FAN_MOVED_FROM             nothing: EVM does not bind names
+ *   FAN_CREATE                 integrity_inode_post_init for a file the
+ *                              kernel created (not a link(): see below)
+ *   FAN_MOVED_FROM, _TO        nothing: EVM does not bind names, and a
+ *                              rename never makes a file new
  *
  * Objects are opened by handle, never by a path that could be swapped.
  * The daemon's own changes (its xattr writes) are skipped by pid.
@@ -253,13 +255,59 @@ static void on_attrib(struct uevm_file *f, const struct integrity_cred *cred)
 	perm_forget_inode(f->fd);
 }
 
+/*
+ * Which inodes are new.  A file is new (the kernel's IMA_NEW_FILE: no label
+ * yet, labelled at its last writer's close) only when this group saw the
+ * kernel create it.  FAN_CREATE also reports link(), which names an old
+ * inode; the kernel then sends FAN_ATTRIB for its link count just before
+ * the FAN_CREATE, and a created inode has no event before its FAN_CREATE.
+ * So the inodes of the latest FAN_ATTRIB events are kept, and a FAN_CREATE
+ * of one of them is a link.  (Events are read in order by this thread
+ * alone; the few between a link's two events fit in the ring.)
+ */
+#define RECENT_ATTRIBS 1024
+
+struct inode_key {
+	dev_t dev;
+	ino_t ino;
+	uint32_t gen;
+};
+
+static struct inode_key recent_attribs[RECENT_ATTRIBS];
+static unsigned int recent_next;
+
+static void key_of(const struct uevm_file *f, struct inode_key *k)
+{
+	k->dev = f->st.st_dev;
+	k->ino = f->st.st_ino;
+	k->gen = 0;
+	uevm_file_generation(f, &k->gen);
+}
+
+static void note_attrib(const struct uevm_file *f)
+{
+	key_of(f, &recent_attribs[recent_next++ % RECENT_ATTRIBS]);
+}
+
+static bool attrib_seen(const struct uevm_file *f)
+{
+	struct inode_key k;
+
+	key_of(f, &k);
+	for (unsigned int i = 0; i < RECENT_ATTRIBS; i++)
+		if (recent_attribs[i].ino == k.ino && recent_attribs[i].dev == k.dev &&
+		    recent_attribs[i].gen == k.gen)
+			return true;
+	return false;
+}
+
 static void on_create(struct uevm_file *f, const struct integrity_cred *cred)
 {
 	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path,
 				      .created = true };
 
-	if (!object_is_new(f))
-		return;
+	if (attrib_seen(f) || !object_born(f))
+		return;		/* a link to an old inode, or not a fresh file */
 	if (integrity_inode_post_init(D->sys, &ev) == 0)
 		atomic_fetch_add(&D->st.created, 1);
 }
@@ -314,12 +362,14 @@ static void handle_event(const struct fanotify_event_metadata *m, const char *ev
 		cred.auid = cred.ses = (uint32_t)-1;
 		snprintf(cred.comm, sizeof(cred.comm), "?");
 	}
-	if (m->mask & (FAN_CREATE | FAN_MOVED_TO))
+	if (m->mask & FAN_CREATE)
 		on_create(&f, &cred);
 	if (m->mask & FAN_CLOSE_WRITE)
 		on_close_write(&f, &cred);
-	if (m->mask & FAN_ATTRIB)
+	if (m->mask & FAN_ATTRIB) {
+		note_attrib(&f);
 		on_attrib(&f, &cred);
+	}
 	close(f.fd);
 	log_flush_local();
 }
@@ -400,7 +450,7 @@ static bool known_inode(const struct uevm_file *f)
 	return iint != NULL;
 }
 
-void notify_sync(const struct uevm_file *f)
+void notify_sync(const struct uevm_file *f, bool force)
 {
 	struct pollfd p = { D->notif_fd, POLLIN, 0 };
 	uint64_t mine, one = 1;
@@ -408,7 +458,7 @@ void notify_sync(const struct uevm_file *f)
 	/* Half the answer deadline, at most a second: then appraise anyway. */
 	unsigned int ms = D->cfg.deadline_ms / 2 < 1000 ? D->cfg.deadline_ms / 2 : 1000;
 
-	if (!started || !known_inode(f))
+	if (!started || (!force && !known_inode(f)))
 		return;
 	pthread_mutex_lock(&sync_lock);
 	if (!busy && poll(&p, 1, 0) == 0) {

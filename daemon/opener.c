@@ -126,39 +126,31 @@ int opener_access(pid_t tid, int *mask, int *oflags, bool *exec)
 
 static bool has_xattr(int fd, const char *name)
 {
+	/* An error other than "absent" counts as present, as the kernel's
+	 * evm_find_protected_xattrs() counts it. */
 	return fgetxattr(fd, name, NULL, 0) >= 0 || errno != ENODATA;
 }
 
 /*
- * A new inode, as the kernel knows from FMODE_CREATED or a create hook:
- * a regular file with a single link, no security.ima and no security.evm,
- * born (statx btime) while this daemon runs and at most a minute ago.  An
- * unlabelled file made while the daemon was stopped is therefore never
- * taken for a new one (it would be labelled instead of refused).  Where
- * the filesystem keeps no birth time, only an empty file changed within
- * that window counts.
+ * Could F be the inode a creation just made?  Called for FAN_CREATE only,
+ * which the kernel sends when it creates a file (or links one: the caller
+ * rules that out).  A new file is a regular file with a single link and no
+ * label: a file that carries security.ima, security.evm or
+ * security.capability was not created empty of them.  Nothing on the disk
+ * (birth time, emptiness) is taken as a sign of newness: an offline
+ * attacker writes those.
  */
-bool object_is_new(const struct uevm_file *f)
+bool object_born(const struct uevm_file *f)
 {
-	struct statx stx;
-	int64_t born, now;
+	return S_ISREG(f->st.st_mode) && f->st.st_nlink == 1 &&
+	       !has_xattr(f->fd, XATTR_NAME_IMA) && !has_xattr(f->fd, XATTR_NAME_EVM) &&
+	       !has_xattr(f->fd, "security.capability");
+}
 
-	if (!S_ISREG(f->st.st_mode) || f->st.st_nlink > 1)
-		return false;
-	if (has_xattr(f->fd, XATTR_NAME_IMA) || has_xattr(f->fd, XATTR_NAME_EVM))
-		return false;
-	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &stx) < 0)
-		return false;
-	now = real_ns();
-	if (!(stx.stx_mask & STATX_BTIME)) {
-		/* No birth time (ext4 with 128-byte inodes, ...): only an
-		 * empty file whose inode changed just now passes for new. */
-		if (f->st.st_size)
-			return false;
-		born = (int64_t)f->st.st_ctim.tv_sec * 1000000000LL + f->st.st_ctim.tv_nsec;
-	} else {
-		born = (int64_t)stx.stx_btime.tv_sec * 1000000000LL + stx.stx_btime.tv_nsec;
-	}
-	return born >= D->start_ns && born <= now + 1000000000LL &&
-	       now - born <= 60 * 1000000000LL;
+/* An O_TMPFILE open makes its inode (no name, no link yet): the one open
+ * the kernel reports while the new inode has no link. */
+bool open_made_tmpfile(const struct uevm_file *f, int oflags)
+{
+	return (oflags & O_TMPFILE) == O_TMPFILE && S_ISREG(f->st.st_mode) &&
+	       f->st.st_nlink == 0;
 }

@@ -210,8 +210,10 @@ int64_t perm_reader_heartbeat(void);
 /* Access mask and open flags of the open a blocked thread is making, from
  * /proc/TID/syscall (fanotify's event fd carries the listener's flags). */
 int opener_access(pid_t tid, int *mask, int *oflags, bool *exec);
-/* Is F a file created just now (the kernel's FMODE_CREATED / new inode)? */
-bool object_is_new(const struct uevm_file *f);
+/* FAN_CREATE's object: a regular file, one link, no label (opener.c). */
+bool object_born(const struct uevm_file *f);
+/* The open that made F with O_TMPFILE (the kernel's FMODE_CREATED). */
+bool open_made_tmpfile(const struct uevm_file *f, int oflags);
 /* Path of an fd for messages and measurement names. */
 void fd_path(int fd, char *buf, size_t len);
 
@@ -221,9 +223,9 @@ int notify_init(void);
 int notify_start(void);
 void notify_stop(void);
 /* Let the notifier finish the events queued so far (a close that must be
- * rehashed before F's open is appraised); bounded wait, only for inodes
- * the cache knows. */
-void notify_sync(const struct uevm_file *f);
+ * rehashed before F's open is appraised, F's own creation); bounded wait,
+ * only for inodes the cache knows unless FORCE. */
+void notify_sync(const struct uevm_file *f, bool force);
 /* Rehash a file changed by writers that still hold it open (see notify.c). */
 void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred);
 /* Is the file behind FD open for writing anywhere? 1, 0, or -1 unknown. */

@@ -127,7 +127,7 @@ void worker_handle(struct perm_slot *sl)
 	char path[PATH_MAX];
 	struct stat before;
 	enum ima_hooks func;
-	int mask, oflags, rc;
+	int mask, oflags = 0, rc;
 	bool exec_open;
 
 	if (atomic_load(&sl->answered))
@@ -145,7 +145,9 @@ void worker_handle(struct perm_slot *sl)
 	} else {
 		func = FILE_CHECK;
 		opener_access(sl->tid, &mask, &oflags, &exec_open);
-		ev.created = (oflags & O_CREAT) && object_is_new(&f);
+		/* Only the open that made the inode creates it (FMODE_CREATED);
+		 * a file an O_CREAT open made is known by its FAN_CREATE. */
+		ev.created = open_made_tmpfile(&f, oflags);
 	}
 	ev.file = &f;
 	ev.cred = &cred;
@@ -156,7 +158,9 @@ void worker_handle(struct perm_slot *sl)
 	/* A close queued just before this open may still need its rehash,
 	 * and writers still at work may have left the label behind. */
 	if (D->notif_fd >= 0) {
-		notify_sync(&f);
+		/* An O_CREAT open (or an empty file: mknod) may be the first
+		 * open of a file whose FAN_CREATE is still queued. */
+		notify_sync(&f, (oflags & O_CREAT) || f.st.st_size == 0);
 		writes_catch_up(&f, &cred);
 	}
 	rc = integrity_file_check(D->sys, &ev);
