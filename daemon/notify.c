@@ -202,6 +202,9 @@ static void relabel_after_writes(struct uevm_file *f, const struct integrity_cre
 static void on_close_write(struct uevm_file *f, const struct integrity_cred *cred)
 {
 	relabel_after_writes(f, cred, writers_open(f->fd));
+	/* The rehash ended what the library expected of writers it did not
+	 * see open: later write opens must be seen again. */
+	perm_forget_inode(f->fd);
 }
 
 static bool is_pass(enum integrity_status st)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "uevmd.h"
 
@@ -69,6 +70,22 @@ static bool same_stamp(const struct stat *a, const struct stat *b)
 	       a->st_size == b->st_size && a->st_ino == b->st_ino;
 }
 
+/*
+ * May an ignore mark stand for this inode?  The kernel drops the mark at
+ * the next write(2), truncate or fallocate (FAN_MODIFY), but not for a
+ * write through a shared mapping, which it never reports as one: a mark
+ * would then serve the new content under the old verdict.  So marks go
+ * only on files whose content only root can change (owned by root, not
+ * writable by group or others, no ACL); a user's own files are appraised
+ * at every open, where the changed stamp is seen.
+ */
+static bool only_root_writes(const struct uevm_file *f)
+{
+	return f->st.st_uid == 0 && !(f->st.st_mode & (S_IWGRP | S_IWOTH)) &&
+	       fgetxattr(f->fd, "system.posix_acl_access", NULL, 0) < 0 &&
+	       errno == ENODATA;
+}
+
 /* Keep later opens of this inode out of userspace.  Without
  * FAN_MARK_IGNORED_SURV_MODIFY the kernel drops the mark on the next
  * write; a change between the library's check and the mark is caught by
@@ -81,7 +98,7 @@ static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
 	unsigned int flags;
 	struct stat after;
 
-	if (!integrity_file_cacheable(D->sys, ev, 1U << func))
+	if (!only_root_writes(ev->file) || !integrity_file_cacheable(D->sys, ev, 1U << func))
 		return;
 	for (;;) {
 		flags = atomic_load(&D->ignore_flags);
