@@ -63,7 +63,7 @@ appraise func=BPRM_CHECK
 appraise func=FILE_CHECK
 EOF
 cat >"$WORK/uevmd.conf" <<EOF
-mount = $MNT
+filesystem = $MNT
 policy = $WORK/policy
 key = $WORK/key
 control_socket = $WORK/uevmd.sock

@@ -257,6 +257,10 @@ static void serve(int cfd)
 		} else if (r.verb == CTL_MODE && argc < 2) {
 			ret = -EINVAL;
 			snprintf(err, sizeof(err), "mode needs enforce, log, fix or off");
+		} else if (argc > 1 && m == INTEGRITY_MODE_ENFORCE && D->cfg.nmounts) {
+			ret = -EINVAL;
+			snprintf(err, sizeof(err), "mount = %s: %s", D->cfg.mounts[0],
+				 uevmd_mount_mark_caveat);
 		} else {
 			integrity_cred_self(&self);
 			self.cap_effective = ~0ULL;

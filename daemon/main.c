@@ -27,6 +27,16 @@
 static struct uevmd daemon_state = { .perm_fd = -1, .notif_fd = -1, .stop_efd = -1 };
 struct uevmd *D = &daemon_state;
 
+/*
+ * A fanotify mount mark sees the opens made through that one mount; the
+ * kernel's hooks see every open of the inode.  Enforcing through a mount
+ * mark would leave the same files open through any other way in.
+ */
+const char uevmd_mount_mark_caveat[] =
+	"a mount mark does not see the same files opened through other mounts "
+	"(bind mounts, other mount namespaces, containers, sandboxed services); "
+	"enforcement needs 'filesystem = DIR'";
+
 static void usage(FILE *fp)
 {
 	fprintf(fp,
@@ -331,6 +341,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uevmd: %s: no 'mount' or 'filesystem' to watch\n", D->config_path);
 		return 2;
 	}
+	if (D->cfg.nmounts && D->cfg.mode == INTEGRITY_MODE_ENFORCE) {
+		fprintf(stderr, "uevmd: mount = %s: %s; refusing to enforce\n",
+			D->cfg.mounts[0], uevmd_mount_mark_caveat);
+		return 2;
+	}
 
 	/* Threads inherit this mask: only the main thread takes signals. */
 	sigemptyset(&set);
@@ -366,6 +381,8 @@ int main(int argc, char **argv)
 	if ((ret = perm_init()) || (ret = perm_start()) || (ret = perm_add_marks()) ||
 	    (ret = watchdog_start()))
 		goto fail;
+	for (int i = 0; i < D->cfg.nmounts; i++)
+		ulog(LOG_WARNING, "mount = %s: %s", D->cfg.mounts[i], uevmd_mount_mark_caveat);
 	atomic_store(&D->running, 1);
 	ulog(LOG_NOTICE, "running: mode %s, %d watch(es), policy %s",
 	     integrity_mode_name(integrity_sys_mode(D->sys)), D->nmarks, D->policy_source);

@@ -149,6 +149,8 @@ struct uevmd {
 };
 
 extern struct uevmd *D;
+/* Why `mount =` cannot enforce (main.c). */
+extern const char uevmd_mount_mark_caveat[];
 
 int64_t mono_ns(void);
 int64_t real_ns(void);

@@ -63,10 +63,11 @@ make_image() {
 	mount -o loop "$T/img" "$MNT"
 }
 
-# write_conf [EXTRA LINE]...: a configuration watching $MNT only.
+# write_conf [EXTRA LINE]...: a configuration watching $MNT only (its own
+# loop-mounted filesystem: every mount of it).
 write_conf() {
 	{
-		echo "mount = $MNT"
+		echo "filesystem = $MNT"
 		echo "policy = ${POLICY:-$T/policy}"
 		echo "key = ${KEYSPEC:-$T/key}"
 		echo "control_socket = $SOCK"
