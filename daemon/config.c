@@ -174,6 +174,12 @@ int uevmd_config_set(struct uevmd_config *c, const char *k, const char *v)
 		c->workers = (int)n;
 		return 0;
 	}
+	if (!strcmp(k, "worker_share")) {
+		if ((ret = parse_uint(v, 256, &n)))
+			return -EINVAL;
+		c->worker_share = (int)n;
+		return 0;
+	}
 	if (!strcmp(k, "deadline_ms")) {
 		if ((ret = parse_uint(v, 600000, &n)) || n < 10)
 			return -EINVAL;

@@ -65,11 +65,23 @@ int uevmd_status_write(FILE *fp)
 	fprintf(fp, "ignore_marks: %s\n", ign);
 	fprintf(fp, "label_updates: %s\n", D->notif_fd >= 0 ? "yes" : "no");
 	fprintf(fp, "deadline_ms: %u on_timeout: %s\n", D->cfg.deadline_ms,
-		D->cfg.deadline_allow ? "allow" : "deny");
+		perm_late_allow() ? "allow" : "deny");
+	{
+		int busy, queued;
+
+		perm_load(&busy, &queued);
+		fprintf(fp, "workers: %d share: %d busy: %d queued: %d\n", perm_workers(),
+			perm_share(), busy, queued);
+	}
 	fprintf(fp, "events: %llu own: %llu allowed: %llu denied: %llu late: %llu overload: %llu\n",
 		(unsigned long long)s->events, (unsigned long long)s->own,
 		(unsigned long long)s->allowed, (unsigned long long)s->denied,
 		(unsigned long long)s->late, (unsigned long long)s->overload);
+	fprintf(fp, "cancelled: %llu share_waits: %llu inode_waits: %llu\n",
+		(unsigned long long)s->cancelled, (unsigned long long)s->share_waits,
+		(unsigned long long)s->inode_waits);
+	fprintf(fp, "relabel_pending: %u relabel_dropped: %llu\n", relabel_pending(),
+		(unsigned long long)s->relabel_dropped);
 	fprintf(fp, "marks_added: %llu marks_failed: %llu marks_removed: %llu\n",
 		(unsigned long long)s->marks_added, (unsigned long long)s->marks_failed,
 		(unsigned long long)s->marks_undone);
@@ -158,7 +170,9 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 	/* Workers that started with the old rules finish first; then the
 	 * ignore marks placed under them go (the new rules may want more). */
 	tree_check_policy();
-	ima_policy_free(old);
+	/* Threads other than the workers (the watchdog) may still hold the
+	 * old rules: they are freed at exit, not now. */
+	uevmd_policy_retire(old);
 	free(old_src);
 	ulog(LOG_NOTICE, "policy replaced from %s (%zu rules)", source, ima_policy_count(np));
 	return 0;

@@ -80,6 +80,26 @@ static int read_file(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* Policies replaced while running (control.c): kept until exit. */
+static struct ima_policy **retired;
+static size_t nretired;
+
+void uevmd_policy_retire(struct ima_policy *p)
+{
+	struct ima_policy **n;
+
+	if (!p)
+		return;
+	n = realloc(retired, (nretired + 1) * sizeof(*retired));
+	if (!n) {
+		/* No room to keep it: leaking it is safe, freeing it is not. */
+		ulog(LOG_WARNING, "out of memory: a replaced policy stays allocated");
+		return;
+	}
+	retired = n;
+	retired[nretired++] = p;
+}
+
 static int load_policy(void)
 {
 	const char *spec = D->cfg.policy ? D->cfg.policy : "builtin:appraise_tcb";
@@ -171,6 +191,12 @@ static int setup_integrity(void)
 	ret = load_policy();
 	if (ret)
 		return ret;
+	if (D->cfg.deadline_allow && (ima_policy_flag(D->policy) & IMA_APPRAISE)) {
+		ulog(LOG_ERR, "on_timeout = allow: the policy appraises, and a late "
+		     "answer must never allow content that was not appraised; "
+		     "use on_timeout = deny (allow is for measure-only policies)");
+		return -EINVAL;
+	}
 	integrity_sys_set_policy(D->sys, D->policy);
 	return 0;
 }
@@ -249,6 +275,9 @@ static void teardown(void)
 	if (D->ml)
 		ima_ml_close(D->ml);
 	ima_policy_free(D->policy);
+	for (size_t i = 0; i < nretired; i++)
+		ima_policy_free(retired[i]);
+	free(retired);
 	free(D->policy_source);
 	for (int i = 0; i < D->nmarks; i++) {
 		close(D->marks[i].fd);

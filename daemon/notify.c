@@ -137,127 +137,6 @@ static int open_object(const struct fid_ref *obj, const struct fid_ref *dir,
 	return 0;
 }
 
-/* Is the file open for writing anywhere?  1 yes, 0 no, -1 unknown. */
-int writers_open(int fd)
-{
-	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
-		fcntl(fd, F_SETLEASE, F_UNLCK);
-		return 0;
-	}
-	return errno == EAGAIN ? 1 : -1;
-}
-
-/* The entry's flags (0 when the inode is not in the cache). */
-static uint32_t iint_flags(struct integrity_sys *s, const struct uevm_file *f,
-			   uint32_t set, int writers_max)
-{
-	struct integrity_iint_cache *iint;
-	uint32_t gen = 0, flags;
-	unsigned int w;
-
-	uevm_file_generation(f, &gen);
-	iint = integrity_iint_find(integrity_sys_cache(s), f->st.st_dev, f->st.st_ino, gen);
-	if (!iint)
-		return 0;
-	integrity_iint_lock(iint);
-	flags = integrity_iint_flags(iint);
-	if (set)
-		integrity_iint_set_flags(iint, set, 0);
-	w = integrity_iint_writers(iint);
-	if (writers_max >= 0 && w > (unsigned int)writers_max)
-		integrity_iint_add_writer(iint, -(int)(w - (unsigned int)writers_max));
-	integrity_iint_unlock(iint);
-	integrity_iint_put(integrity_sys_cache(s), iint);
-	return flags;
-}
-
-/*
- * The kernel rehashes at the last writer's close, in that close.  Here the
- * close is only reported, after it happened, and the next open (maybe a
- * writer's: it already counts as one) must not find a stale label.  So
- * every writer's close rehashes a file that was good or new when the write
- * open was allowed; while other writers remain (OTHERS: a read lease is
- * refused exactly then, the kernel's i_writecount), the entry keeps
- * expecting their writes.  The library's writer count is made to agree:
- * closes can be merged by fanotify, and write opens go unseen behind
- * ignore marks.
- */
-static void relabel_after_writes(struct uevm_file *f, const struct integrity_cred *cred,
-				 int others)
-{
-	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path,
-				      .mask = MAY_WRITE, .written = true };
-	uint32_t flags = iint_flags(D->sys, f, 0, 1);
-
-	integrity_file_free(D->sys, &ev);
-	if (others != 0 && (flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)))
-		iint_flags(D->sys, f, IMA_UPDATE_XATTR, -1);
-	/* Record the status of the labels just written: a chmod that
-	 * follows is judged against it (integrity_inode_post_change), and
-	 * writes_catch_up() sees that nothing changed since. */
-	if (fstat(f->fd, &f->st) == 0)
-		evm_verify_current_integrity(D->sys, f);
-}
-
-static void on_close_write(struct uevm_file *f, const struct integrity_cred *cred)
-{
-	relabel_after_writes(f, cred, writers_open(f->fd));
-	/* The rehash ended what the library expected of writers it did not
-	 * see open: later write opens must be seen again. */
-	perm_forget_inode(f->fd);
-}
-
-static bool is_pass(enum integrity_status st)
-{
-	return st == INTEGRITY_PASS || st == INTEGRITY_PASS_IMMUTABLE;
-}
-
-/*
- * An open of a file that writers hold open and have changed since its
- * label was last known good: the kernel would still allow it (the status
- * is kept until the last writer's close); here the label is brought up to
- * date first, as that close would.  Only for entries that expect writes
- * (IMA_UPDATE_XATTR: good when the write open was allowed, or new).
- */
-void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred)
-{
-	struct integrity_cache *c = integrity_sys_cache(D->sys);
-	struct integrity_iint_cache *iint;
-	struct integrity_stamp now;
-	uint32_t gen = 0;
-	bool fresh;
-
-	if (!(iint_flags(D->sys, f, 0, -1) & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) ||
-	    writers_open(f->fd) != 1)
-		return;
-	uevm_file_generation(f, &gen);
-	integrity_stamp_of(&f->st, &now);
-	/* Stamp-checked: a change since the last good status resets it. */
-	iint = integrity_iint_get(c, f->st.st_dev, f->st.st_ino, gen, &now);
-	if (!iint)
-		return;
-	integrity_iint_lock(iint);
-	fresh = is_pass(integrity_iint_evm_status(iint)) ||
-		is_pass(integrity_iint_ima_status(iint, FILE_CHECK)) ||
-		is_pass(integrity_iint_ima_status(iint, BPRM_CHECK));
-	integrity_iint_unlock(iint);
-	integrity_iint_put(c, iint);
-	if (!fresh)
-		relabel_after_writes(f, cred, 1);
-}
-
-static void on_attrib(struct uevm_file *f, const struct integrity_cred *cred)
-{
-	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path };
-
-	if (integrity_inode_post_change(D->sys, &ev) == 0)
-		atomic_fetch_add(&D->st.relabelled, 1);
-	else
-		atomic_fetch_add(&D->st.relabel_refused, 1);
-	/* The next open is appraised again (IMA's results were reset). */
-	perm_forget_inode(f->fd);
-}
-
 /*
  * Which inodes are new.  A file is new (the kernel's IMA_NEW_FILE: no label
  * yet, labelled at its last writer's close) only when this group saw the
@@ -368,10 +247,10 @@ static void handle_event(const struct fanotify_event_metadata *m, const char *ev
 	if (m->mask & FAN_CREATE)
 		on_create(&f, &cred);
 	if (m->mask & FAN_CLOSE_WRITE)
-		on_close_write(&f, &cred);
+		relabel_close_write(&f, &cred);
 	if (m->mask & FAN_ATTRIB) {
 		note_attrib(&f);
-		on_attrib(&f, &cred);
+		relabel_attrib(&f, &cred);
 	}
 	close(f.fd);
 	log_flush_local();
@@ -463,33 +342,39 @@ void notify_sync(const struct uevm_file *f, bool force)
 
 	if (!started || (!force && !known_inode(f)))
 		return;
-	pthread_mutex_lock(&sync_lock);
-	if (!busy && poll(&p, 1, 0) == 0) {
-		pthread_mutex_unlock(&sync_lock);
-		return;		/* nothing queued: the common case */
-	}
-	mine = ++req_gen;
-	pthread_mutex_unlock(&sync_lock);
-	atomic_fetch_add(&D->st.syncs, 1);
-	if (write(wake_efd, &one, sizeof(one)) < 0)
-		return;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_nsec += (long)(ms % 1000) * 1000000L;
 	until.tv_sec += ms / 1000 + until.tv_nsec / 1000000000L;
 	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&sync_lock);
-	while (done_gen < mine)
-		if (pthread_cond_timedwait(&sync_cond, &sync_lock, &until)) {
-			atomic_fetch_add(&D->st.sync_timeouts, 1);
-			break;
-		}
+	if (busy || poll(&p, 1, 0) > 0) {
+		/* Events wait to be read: have them read (never a rehash: those
+		 * are jobs, see relabel.c). */
+		mine = ++req_gen;
+		pthread_mutex_unlock(&sync_lock);
+		atomic_fetch_add(&D->st.syncs, 1);
+		if (write(wake_efd, &one, sizeof(one)) < 0)
+			return;
+		pthread_mutex_lock(&sync_lock);
+		while (done_gen < mine)
+			if (pthread_cond_timedwait(&sync_cond, &sync_lock, &until)) {
+				atomic_fetch_add(&D->st.sync_timeouts, 1);
+				break;
+			}
+	}
 	pthread_mutex_unlock(&sync_lock);
+	/* F's own rehash or HMAC update, if one is still to be done. */
+	if (!relabel_settle(f, (int64_t)until.tv_sec * 1000000000LL + until.tv_nsec))
+		atomic_fetch_add(&D->st.sync_timeouts, 1);
 }
 
 int notify_start(void)
 {
-	int ret = pthread_create(&notifier, NULL, notifier_main, NULL);
+	int ret = relabel_start();
 
+	if (ret)
+		return ret;
+	ret = pthread_create(&notifier, NULL, notifier_main, NULL);
 	if (ret)
 		return -ret;
 	started = true;
@@ -508,6 +393,7 @@ void notify_stop(void)
 			ulog(LOG_ERR, "eventfd: %m");
 		pthread_join(notifier, NULL);
 	}
+	relabel_stop();
 	started = false;
 	if (wake_efd >= 0)
 		close(wake_efd);

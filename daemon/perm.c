@@ -4,15 +4,21 @@
  * FAN_OPEN_EXEC_PERM on the configured mounts or filesystems.
  *
  * The reader only reads: the daemon's own opens and everything in mode
- * "off" are allowed at once, the rest go to a fixed table of slots that
- * the workers take in order.  A slot is answered exactly once - by its
- * worker, or by the watchdog when the deadline passed - and its event fd
- * is closed only by the worker that took it (or by the reader when there
- * was no slot).
+ * "off" are allowed at once, the rest go to a fixed table of slots, each
+ * with the opener's credentials and the inode.  Workers take them oldest
+ * first, with two limits, so that one user cannot keep everyone else
+ * waiting: a user (real uid) holds at most `share` workers, leaving the
+ * rest to others; and an inode is appraised by one worker at a time (a
+ * second open of a file being hashed waits for that result instead of
+ * hashing it again).  A slot is answered exactly once - by its worker, or
+ * by the watchdog when the deadline passed, which then also stops the
+ * worker's hashing if others are waiting - and its event fd is closed only
+ * by the worker that took it (or by the reader when there was no slot).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +32,13 @@
 
 static struct perm_slot slots[NSLOTS];
 static int free_list[NSLOTS], n_free;
-static int ring[NSLOTS], r_head, r_count;
+static int q_head = -1, q_tail = -1, q_count;	/* queued, oldest first */
+static int *running;		/* slot index per worker, -1: idle */
 static pthread_mutex_t qlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
 static pthread_t reader;
 static pthread_t *workers;
-static int n_workers;
+static int n_workers, share;
 static atomic_llong heartbeat;
 static bool queue_stop, reader_started;
 
@@ -117,6 +124,7 @@ bool perm_answer(struct perm_slot *sl, bool allow, bool audit)
 static void dispatch(const struct fanotify_event_metadata *m)
 {
 	struct perm_slot *sl;
+	struct stat st;
 
 	if (m->mask & FAN_Q_OVERFLOW) {
 		atomic_fetch_add(&D->st.overflows, 1);
@@ -134,23 +142,43 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	pthread_mutex_lock(&qlock);
 	if (!n_free) {
 		pthread_mutex_unlock(&qlock);
-		/* Every slot is taken (workers stuck): the configured
-		 * default now, rather than a host waiting on us. */
-		respond(m->fd, response_bits(D->cfg.deadline_allow, true));
+		/* Every slot is taken (workers stuck): the default now,
+		 * rather than a host waiting on us. */
+		respond(m->fd, response_bits(perm_late_allow(), true));
 		close(m->fd);
 		atomic_fetch_add(&D->st.overload, 1);
 		return;
 	}
 	sl = &slots[free_list[--n_free]];
+	pthread_mutex_unlock(&qlock);
 	sl->fd = m->fd;
 	sl->tid = m->pid;
 	sl->mask = m->mask;
 	sl->deadline = mono_ns() + (int64_t)D->cfg.deadline_ms * 1000000LL;
 	sl->started = 0;
+	sl->cancel = 0;
 	atomic_store(&sl->answered, 0);
+	/* Whose open of what: the opener is blocked in it, so this reads
+	 * the credentials it opens with.  An opener already gone (or a
+	 * stat that fails) is its own user and inode: nothing to share. */
+	sl->have_cred = integrity_cred_from_pid(m->pid, &sl->cred) == 0;
+	if (fstat(m->fd, &st) == 0) {
+		sl->dev = st.st_dev;
+		sl->ino = st.st_ino;
+	} else {
+		sl->dev = 0;
+		sl->ino = 0;
+	}
+	pthread_mutex_lock(&qlock);
 	sl->state = SLOT_QUEUED;
-	ring[(r_head + r_count) % NSLOTS] = (int)(sl - slots);
-	r_count++;
+	sl->next = -1;
+	sl->prev = q_tail;
+	if (q_tail >= 0)
+		slots[q_tail].next = (int)(sl - slots);
+	else
+		q_head = (int)(sl - slots);
+	q_tail = (int)(sl - slots);
+	q_count++;
 	pthread_cond_signal(&qcond);
 	pthread_mutex_unlock(&qlock);
 }
@@ -207,33 +235,160 @@ int64_t perm_reader_heartbeat(void)
 	return atomic_load(&heartbeat);
 }
 
-struct perm_slot *perm_next(void)
+/* The slot's user: its real uid, the one a setuid program cannot change
+ * (-1: unknown, a user of its own). */
+static uint32_t user_of(const struct perm_slot *sl)
 {
-	struct perm_slot *sl;
+	return sl->have_cred ? sl->cred.uid : (uint32_t)-1;
+}
+
+/* May a worker take SL now?  (Under qlock.) */
+static bool eligible(const struct perm_slot *sl)
+{
+	int same_user = 0;
+
+	if (atomic_load(&sl->answered))
+		return true;	/* answered late: only its fd to close */
+	for (int w = 0; w < n_workers; w++) {
+		const struct perm_slot *r;
+
+		if (running[w] < 0)
+			continue;
+		r = &slots[running[w]];
+		if (sl->ino && r->ino == sl->ino && r->dev == sl->dev)
+			return false;	/* wait for that worker's result */
+		if (sl->have_cred && user_of(r) == user_of(sl))
+			same_user++;
+	}
+	return same_user < share;
+}
+
+static void unqueue(struct perm_slot *sl)
+{
+	if (sl->prev >= 0)
+		slots[sl->prev].next = sl->next;
+	else
+		q_head = sl->next;
+	if (sl->next >= 0)
+		slots[sl->next].prev = sl->prev;
+	else
+		q_tail = sl->prev;
+	q_count--;
+}
+
+static void count_wait(const struct perm_slot *sl)
+{
+	bool inode = false;
+
+	for (int w = 0; w < n_workers && !inode; w++)
+		inode = running[w] >= 0 && sl->ino && slots[running[w]].ino == sl->ino &&
+			slots[running[w]].dev == sl->dev;
+	atomic_fetch_add(inode ? &D->st.inode_waits : &D->st.share_waits, 1);
+}
+
+struct perm_slot *perm_next(int worker)
+{
+	struct perm_slot *sl = NULL;
 
 	pthread_mutex_lock(&qlock);
-	while (!r_count && !queue_stop)
+	running[worker] = -1;
+	for (;;) {
+		for (int i = q_head; i >= 0; i = slots[i].next) {
+			if (eligible(&slots[i])) {
+				sl = &slots[i];
+				break;
+			}
+		}
+		if (sl || (queue_stop && !q_count))
+			break;
+		if (q_count && !sl)
+			count_wait(&slots[q_head]);
 		pthread_cond_wait(&qcond, &qlock);
-	if (!r_count) {
-		pthread_mutex_unlock(&qlock);
-		return NULL;
 	}
-	sl = &slots[ring[r_head]];
-	r_head = (r_head + 1) % NSLOTS;
-	r_count--;
-	sl->state = SLOT_RUNNING;
-	sl->started = mono_ns();
+	if (sl) {
+		unqueue(sl);
+		sl->state = SLOT_RUNNING;
+		sl->started = mono_ns();
+		running[worker] = (int)(sl - slots);
+	}
 	pthread_mutex_unlock(&qlock);
 	return sl;
 }
 
-void perm_release(struct perm_slot *sl)
+void perm_release(int worker, struct perm_slot *sl)
 {
 	pthread_mutex_lock(&qlock);
 	close(sl->fd);
 	sl->fd = -1;
 	sl->state = SLOT_FREE;
 	free_list[n_free++] = (int)(sl - slots);
+	running[worker] = -1;
+	/* Its inode's waiters and its user's may go now. */
+	if (q_count)
+		pthread_cond_broadcast(&qcond);
+	pthread_mutex_unlock(&qlock);
+}
+
+int perm_workers(void)
+{
+	return n_workers;
+}
+
+int perm_share(void)
+{
+	return share;
+}
+
+bool perm_late_allow(void)
+{
+	/* Never "allow" for content that was not appraised: on_timeout =
+	 * allow holds only while no rule of the policy appraises. */
+	return D->cfg.deadline_allow &&
+	       !(ima_policy_flag(integrity_sys_policy(D->sys)) & IMA_APPRAISE);
+}
+
+/*
+ * Every worker is held by other users and an open has waited half its
+ * deadline: the work that has run longest among theirs stops, so that
+ * this one is answered in time.  The stopped open is refused (its content
+ * was not appraised) and nothing is cached.  Alone, or waiting only for
+ * itself, a user's big file is hashed to the end.  (Under qlock.)
+ */
+static void unblock_waiters(int64_t now)
+{
+	int64_t half = (int64_t)D->cfg.deadline_ms * 500000LL;
+
+	for (int i = q_head; i >= 0; i = slots[i].next) {
+		const struct perm_slot *q = &slots[i];
+		struct perm_slot *victim = NULL;
+
+		if (atomic_load(&q->answered) || q->deadline - now > half)
+			continue;
+		for (int w = 0; w < n_workers; w++) {
+			struct perm_slot *r = running[w] >= 0 ? &slots[running[w]] : NULL;
+
+			if (!r)
+				return;		/* a worker is free: nothing to stop */
+			if (__atomic_load_n(&r->cancel, __ATOMIC_RELAXED) ||
+			    (q->have_cred && r->have_cred && user_of(r) == user_of(q)))
+				continue;
+			if (!victim || r->started < victim->started)
+				victim = r;
+		}
+		if (victim) {
+			__atomic_store_n(&victim->cancel, 1, __ATOMIC_RELAXED);
+			atomic_fetch_add(&D->st.cancelled, 1);
+		}
+	}
+}
+
+void perm_load(int *busy, int *queued)
+{
+	pthread_mutex_lock(&qlock);
+	*busy = 0;
+	for (int w = 0; running && w < n_workers; w++)
+		*busy += running[w] >= 0;
+	*queued = q_count;
 	pthread_mutex_unlock(&qlock);
 }
 
@@ -242,8 +397,10 @@ int64_t perm_expire(int64_t now)
 	struct { pid_t tid; char path[256]; } late[8];
 	int nlate = 0, more = 0;
 	int64_t oldest = 0;
+	bool allow = perm_late_allow();
 
 	pthread_mutex_lock(&qlock);
+	unblock_waiters(now);
 	for (int i = 0; i < NSLOTS; i++) {
 		struct perm_slot *sl = &slots[i];
 
@@ -253,9 +410,11 @@ int64_t perm_expire(int64_t now)
 			oldest = now - sl->started;
 		if (atomic_load(&sl->answered) || sl->deadline > now)
 			continue;
-		if (!perm_answer(sl, D->cfg.deadline_allow, true))
+		if (!perm_answer(sl, allow, true))
 			continue;
 		atomic_fetch_add(&D->st.late, 1);
+		if (sl->state == SLOT_QUEUED)
+			pthread_cond_broadcast(&qcond);	/* only its fd to close */
 		if (nlate < 8) {
 			late[nlate].tid = sl->tid;
 			fd_path(sl->fd, late[nlate].path, sizeof(late[nlate].path));
@@ -269,7 +428,7 @@ int64_t perm_expire(int64_t now)
 	for (int i = 0; i < nlate; i++)
 		ulog(LOG_WARNING, "no decision for %s (pid %d) within %u ms: %s",
 		     late[i].path, (int)late[i].tid, D->cfg.deadline_ms,
-		     D->cfg.deadline_allow ? "allowed" : "denied");
+		     allow ? "allowed" : "denied");
 	if (more)
 		ulog(LOG_WARNING, "%d more late answers", more);
 	return oldest;
@@ -277,18 +436,21 @@ int64_t perm_expire(int64_t now)
 
 static void *worker_main(void *arg)
 {
-	(void)arg;
+	int me = (int)(intptr_t)arg;
+
 	own_tid_register();
 	log_hold_records();
 	for (;;) {
-		struct perm_slot *sl = perm_next();
+		struct perm_slot *sl = perm_next(me);
 
 		if (!sl)
 			break;
 		uevmd_worker_enter();
+		uevm_hash_cancel_on(&sl->cancel);
 		worker_handle(sl);
+		uevm_hash_cancel_on(NULL);
 		uevmd_worker_leave();
-		perm_release(sl);
+		perm_release(me, sl);
 	}
 	return NULL;
 }
@@ -298,13 +460,22 @@ int perm_start(void)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int ret;
 
+	/* Twice the CPUs (4 to 16): hashing is CPU-bound, and a worker
+	 * held by one user's big file still leaves others some. */
 	n_workers = D->cfg.workers ? D->cfg.workers :
-		    (int)(ncpu < 2 ? 2 : ncpu > 16 ? 16 : ncpu);
+		    (int)(2 * ncpu < 4 ? 4 : 2 * ncpu > 16 ? 16 : 2 * ncpu);
+	share = D->cfg.worker_share ? D->cfg.worker_share :
+		n_workers - (n_workers / 4 ? n_workers / 4 : 1);
+	if (share < 1 || share > n_workers)
+		share = share < 1 ? 1 : n_workers;
 	workers = calloc((size_t)n_workers, sizeof(*workers));
-	if (!workers)
+	running = malloc((size_t)n_workers * sizeof(*running));
+	if (!workers || !running)
 		return -ENOMEM;
+	for (int i = 0; i < n_workers; i++)
+		running[i] = -1;
 	for (int i = 0; i < n_workers; i++) {
-		ret = pthread_create(&workers[i], NULL, worker_main, NULL);
+		ret = pthread_create(&workers[i], NULL, worker_main, (void *)(intptr_t)i);
 		if (ret) {
 			n_workers = i;
 			return -ret;
@@ -322,6 +493,11 @@ bool perm_stop(void)
 	pthread_join(reader, NULL);
 	pthread_mutex_lock(&qlock);
 	queue_stop = true;
+	/* Hashing in progress stops: its opens get the kernel's answer on
+	 * close (allow); nothing half-done is cached. */
+	for (int i = 0; i < NSLOTS; i++)
+		if (slots[i].state == SLOT_RUNNING)
+			__atomic_store_n(&slots[i].cancel, 1, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&qcond);
 	pthread_mutex_unlock(&qlock);
 	/* A worker stuck in a TPM or a hung filesystem is left behind: the
@@ -337,6 +513,8 @@ bool perm_stop(void)
 		}
 	}
 	free(workers);
+	free(running);
+	running = NULL;
 	/* Anything still queued: allowed as the kernel would on close. */
 	for (int i = 0; i < NSLOTS; i++)
 		if (slots[i].state != SLOT_FREE && slots[i].fd >= 0) {

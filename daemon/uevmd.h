@@ -66,6 +66,7 @@ struct uevmd_config {
 	enum fan_audit_use fanotify_audit;
 	/* engine */
 	int workers;
+	int worker_share;	/* workers one user may hold (0: default) */
 	unsigned int deadline_ms;
 	bool deadline_allow;	/* a late answer: allow (fail-open) or deny */
 	unsigned int wedged_sec;	/* stop systemd pings after this */
@@ -124,6 +125,7 @@ struct uevmd_stats {
 	atomic_ullong marks_added, marks_failed, marks_undone;
 	atomic_ullong notify_events, relabelled, relabel_refused, created;
 	atomic_ullong syncs, sync_timeouts, overflows, log_dropped;
+	atomic_ullong cancelled, share_waits, inode_waits, relabel_dropped;
 };
 
 struct uevmd {
@@ -196,14 +198,30 @@ struct perm_slot {
 	int64_t deadline;	/* CLOCK_MONOTONIC ns */
 	int64_t started;	/* when a worker took it, 0 while queued */
 	atomic_int answered;
+	int cancel;		/* set: stop hashing (uevm_hash_cancel_on) */
 	int state;		/* SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING (under qlock) */
+	/* Whose open, of what: a user's share of the workers, one worker
+	 * per inode (set by the reader before the slot is queued). */
+	struct integrity_cred cred;
+	bool have_cred;
+	dev_t dev;
+	ino_t ino;
+	int prev, next;		/* queue links (slot indices, -1 ends) */
 };
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };
 
 /* Answer once; false if it was answered already (by the watchdog). */
 bool perm_answer(struct perm_slot *sl, bool allow, bool audit);
-struct perm_slot *perm_next(void);		/* a worker's next event */
-void perm_release(struct perm_slot *sl);
+/* Worker WORKER's next event (NULL: stop), and its end. */
+struct perm_slot *perm_next(int worker);
+void perm_release(int worker, struct perm_slot *sl);
+/* The answer for an event no decision was made for in time: "allow" only
+ * when configured and no rule of the current policy appraises. */
+bool perm_late_allow(void);
+int perm_workers(void);
+int perm_share(void);
+/* Workers busy now, and events waiting for one. */
+void perm_load(int *busy, int *queued);
 void worker_handle(struct perm_slot *sl);
 /* The watchdog's scan: answer late events; returns the oldest running age. */
 int64_t perm_expire(int64_t now);
@@ -228,7 +246,20 @@ void notify_stop(void);
  * rehashed before F's open is appraised, F's own creation); bounded wait,
  * only for inodes the cache knows unless FORCE. */
 void notify_sync(const struct uevm_file *f, bool force);
-/* Rehash a file changed by writers that still hold it open (see notify.c). */
+
+/* ---- keeping labels current (relabel.c) ----------------------------------- */
+
+int relabel_start(void);
+void relabel_stop(void);	/* after the jobs queued so far */
+/* A writer's close (rehash), a change of attributes (HMAC): as jobs, in
+ * order per inode; an attribute change with nothing pending is done now. */
+void relabel_close_write(struct uevm_file *f, const struct integrity_cred *cred);
+void relabel_attrib(struct uevm_file *f, const struct integrity_cred *cred);
+/* Run the jobs queued for F's inode in this thread, or wait for the one
+ * in progress, until UNTIL_NS (CLOCK_REALTIME); false if still pending. */
+bool relabel_settle(const struct uevm_file *f, int64_t until_ns);
+unsigned int relabel_pending(void);
+/* Rehash a file changed by writers that still hold it open. */
 void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred);
 /* Is the file behind FD open for writing anywhere? 1, 0, or -1 unknown. */
 int writers_open(int fd);
@@ -247,6 +278,8 @@ void control_stop(void);
 /* Replace the policy: parse whole or not at all. */
 int uevmd_policy_replace(const char *text, size_t len, const char *source,
 			 char *err, size_t errlen);
+/* Keep a replaced policy until exit (other threads may still read it). */
+void uevmd_policy_retire(struct ima_policy *p);
 /* Make sure no worker still uses what was current before (policy swap). */
 void uevmd_quiesce(void);
 void uevmd_worker_enter(void);

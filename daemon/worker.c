@@ -155,7 +155,10 @@ void worker_handle(struct perm_slot *sl)
 	}
 	fd_path(f.fd, path, sizeof(path));
 	f.path = path;
-	cred_of(sl->tid, &cred);
+	if (sl->have_cred)
+		cred = sl->cred;
+	else
+		cred_of(sl->tid, &cred);
 	if (sl->mask & FAN_OPEN_EXEC_PERM) {
 		func = BPRM_CHECK;
 		mask = MAY_EXEC;

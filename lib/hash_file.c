@@ -38,6 +38,13 @@ static uint8_t *thread_hash_buf(void)
 	return buf;
 }
 
+static __thread const volatile int *hash_cancel;
+
+UEVM_EXPORT void uevm_hash_cancel_on(const volatile int *flag)
+{
+	hash_cancel = flag;
+}
+
 UEVM_EXPORT int uevm_hash_buffer(int algo, const void *data, size_t len,
 				 uint8_t *digest)
 {
@@ -73,7 +80,14 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (;;) {
-		ssize_t n = pread(fd, hash_buf, HASH_BUF_SIZE, off);
+		ssize_t n;
+
+		if (hash_cancel && __atomic_load_n(hash_cancel, __ATOMIC_RELAXED)) {
+			ret = uevm_err(ECANCELED, "hashing cancelled: no answer was "
+				       "wanted any more");
+			break;
+		}
+		n = pread(fd, hash_buf, HASH_BUF_SIZE, off);
 
 		if (n < 0) {
 			if (errno == EINTR)

@@ -280,8 +280,9 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		if (ret) {
 			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
 					    ev->cred, "collect_data",
-					    ret == -ESTALE ? "changed-while-hashing"
-							   : "failed", ret, false);
+					    ret == -ESTALE ? "changed-while-hashing" :
+					    ret == -ECANCELED ? "timeout" : "failed",
+					    ret, false);
 			dig.algo = -1;
 		} else {
 			integrity_iint_set_digest(iint, dig.algo, dig.d);

@@ -76,6 +76,11 @@ bool uevm_hash_algo_available(int algo);
  * pread in large blocks; the file offset is not used. */
 int uevm_hash_fd(int fd, int algo, uint8_t *digest);
 int uevm_hash_buffer(int algo, const void *data, size_t len, uint8_t *digest);
+/* Let another thread stop this thread's hashing: while FLAG (NULL: none)
+ * is set, uevm_hash_fd in the calling thread fails with -ECANCELED at its
+ * next block.  A front-end that gave up waiting for an answer frees the
+ * thread this way; nothing incomplete is ever cached. */
+void uevm_hash_cancel_on(const volatile int *flag);
 
 /* ---- xattr value formats (enum evm_ima_xattr_type) ----------------- */
 

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Keeping labels current after the changes the notifier reports: the
+ * rehash after a writer's close (the kernel's ima_file_free) and the HMAC
+ * after a chmod, chown or xattr change (integrity_inode_post_change).
+ *
+ * The notifier only reads events; a rehash can take seconds (a big file),
+ * and while it ran no other event was read - a FAN_CREATE among them, which
+ * a file's creating open waits for.  So the changes of an inode become
+ * jobs, done in order per inode by a relabel thread, and a worker about to
+ * appraise an inode first runs that inode's queued jobs itself (or waits
+ * for the one in progress): a user's own rehash never waits behind
+ * another user's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "uevmd.h"
+
+enum job_kind { JOB_CLOSE_WRITE, JOB_ATTRIB };
+enum job_state { JOB_QUEUED, JOB_RUNNING };
+
+struct job {
+	struct job *next;
+	enum job_kind kind;
+	enum job_state state;
+	dev_t dev;
+	ino_t ino;
+	int mount_fd;		/* a watched mount of the inode's filesystem */
+	struct integrity_cred cred;
+	/* The inode by handle, not by descriptor: a queue of descriptors
+	 * would run out of them (and keep deleted files' blocks). */
+	struct file_handle fh;	/* followed by its f_handle bytes */
+};
+
+/* Jobs beyond this are dropped: their files keep their old labels and
+ * fail appraisal (detectably), never pass for content not hashed. */
+#define MAX_JOBS (1u << 20)
+
+static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jcond = PTHREAD_COND_INITIALIZER;	/* queued, or done */
+static struct job *head, **tail = &head;
+static unsigned int njobs;
+static uint32_t last_uid = (uint32_t)-1;	/* users take turns */
+static bool stopping, started;
+static int cancel_hashing;	/* at stop, after STOP_GRACE_SEC */
+static pthread_t thread;
+
+#define STOP_GRACE_SEC 10
+
+/* ---- the work ------------------------------------------------------------------------ */
+
+/* The entry's flags (0 when the inode is not in the cache). */
+static uint32_t iint_flags(struct integrity_sys *s, const struct uevm_file *f,
+			   uint32_t set, int writers_max)
+{
+	struct integrity_iint_cache *iint;
+	uint32_t gen = 0, flags;
+	unsigned int w;
+
+	uevm_file_generation(f, &gen);
+	iint = integrity_iint_find(integrity_sys_cache(s), f->st.st_dev, f->st.st_ino, gen);
+	if (!iint)
+		return 0;
+	integrity_iint_lock(iint);
+	flags = integrity_iint_flags(iint);
+	if (set)
+		integrity_iint_set_flags(iint, set, 0);
+	w = integrity_iint_writers(iint);
+	if (writers_max >= 0 && w > (unsigned int)writers_max)
+		integrity_iint_add_writer(iint, -(int)(w - (unsigned int)writers_max));
+	integrity_iint_unlock(iint);
+	integrity_iint_put(integrity_sys_cache(s), iint);
+	return flags;
+}
+
+/* Is the file behind FD open for writing anywhere?  1 yes, 0 no, -1 unknown. */
+int writers_open(int fd)
+{
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+		return 0;
+	}
+	return errno == EAGAIN ? 1 : -1;
+}
+
+/*
+ * The kernel rehashes at the last writer's close, in that close.  Here the
+ * close is only reported, after it happened, and the next open (maybe a
+ * writer's: it already counts as one) must not find a stale label.  So
+ * every writer's close rehashes a file that was good or new when the write
+ * open was allowed; while other writers remain (OTHERS: a read lease is
+ * refused exactly then, the kernel's i_writecount), the entry keeps
+ * expecting their writes.  The library's writer count is made to agree:
+ * closes can be merged by fanotify, and write opens go unseen behind
+ * ignore marks.
+ */
+static void relabel_after_writes(struct uevm_file *f, const struct integrity_cred *cred,
+				 int others)
+{
+	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path,
+				      .mask = MAY_WRITE, .written = true };
+	uint32_t flags = iint_flags(D->sys, f, 0, 1);
+
+	integrity_file_free(D->sys, &ev);
+	if (others != 0 && (flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)))
+		iint_flags(D->sys, f, IMA_UPDATE_XATTR, -1);
+	/* Record the status of the labels just written: a chmod that
+	 * follows is judged against it (integrity_inode_post_change), and
+	 * writes_catch_up() sees that nothing changed since. */
+	if (fstat(f->fd, &f->st) == 0)
+		evm_verify_current_integrity(D->sys, f);
+}
+
+static bool is_pass(enum integrity_status st)
+{
+	return st == INTEGRITY_PASS || st == INTEGRITY_PASS_IMMUTABLE;
+}
+
+/*
+ * An open of a file that writers hold open and have changed since its
+ * label was last known good: the kernel would still allow it (the status
+ * is kept until the last writer's close); here the label is brought up to
+ * date first, as that close would.  Only for entries that expect writes
+ * (IMA_UPDATE_XATTR: good when the write open was allowed, or new).
+ */
+void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred)
+{
+	struct integrity_cache *c = integrity_sys_cache(D->sys);
+	struct integrity_iint_cache *iint;
+	struct integrity_stamp now;
+	uint32_t gen = 0;
+	bool fresh;
+
+	if (!(iint_flags(D->sys, f, 0, -1) & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) ||
+	    writers_open(f->fd) != 1)
+		return;
+	uevm_file_generation(f, &gen);
+	integrity_stamp_of(&f->st, &now);
+	/* Stamp-checked: a change since the last good status resets it. */
+	iint = integrity_iint_get(c, f->st.st_dev, f->st.st_ino, gen, &now);
+	if (!iint)
+		return;
+	integrity_iint_lock(iint);
+	fresh = is_pass(integrity_iint_evm_status(iint)) ||
+		is_pass(integrity_iint_ima_status(iint, FILE_CHECK)) ||
+		is_pass(integrity_iint_ima_status(iint, BPRM_CHECK));
+	integrity_iint_unlock(iint);
+	integrity_iint_put(c, iint);
+	if (!fresh)
+		relabel_after_writes(f, cred, 1);
+}
+
+static void do_close_write(struct uevm_file *f, const struct integrity_cred *cred)
+{
+	relabel_after_writes(f, cred, writers_open(f->fd));
+	/* The rehash ended what the library expected of writers it did not
+	 * see open: later write opens must be seen again. */
+	perm_forget_inode(f->fd);
+}
+
+static void do_attrib(struct uevm_file *f, const struct integrity_cred *cred)
+{
+	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path };
+
+	if (fstat(f->fd, &f->st) < 0)
+		return;
+	if (integrity_inode_post_change(D->sys, &ev) == 0)
+		atomic_fetch_add(&D->st.relabelled, 1);
+	else
+		atomic_fetch_add(&D->st.relabel_refused, 1);
+	/* The next open is appraised again (IMA's results were reset). */
+	perm_forget_inode(f->fd);
+}
+
+static void job_run(struct job *j)
+{
+	char path[PATH_MAX];
+	struct uevm_file f = { .dirfd = -1, .io = true, .path = path };
+
+	f.fd = open_by_handle_at(j->mount_fd, &j->fh, O_RDONLY | O_NONBLOCK |
+				 O_CLOEXEC | O_NOCTTY);
+	if (f.fd < 0)
+		return;		/* gone meanwhile: nothing to label */
+	if (fstat(f.fd, &f.st) == 0 && S_ISREG(f.st.st_mode) && f.st.st_ino == j->ino) {
+		fd_path(f.fd, path, sizeof(path));
+		if (j->kind == JOB_CLOSE_WRITE)
+			do_close_write(&f, &j->cred);
+		else
+			do_attrib(&f, &j->cred);
+		log_flush_local();
+	}
+	close(f.fd);
+}
+
+static void job_free(struct job *j)
+{
+	free(j);
+}
+
+/* ---- the queue ----------------------------------------------------------------------- */
+
+static bool job_of(const struct job *j, const struct uevm_file *f)
+{
+	return j->ino == f->st.st_ino && j->dev == f->st.st_dev;
+}
+
+static bool same_job_inode(const struct job *a, const struct job *b)
+{
+	return a->ino == b->ino && a->dev == b->dev;
+}
+
+static bool inode_running(const struct job *of)
+{
+	for (struct job *j = head; j; j = j->next)
+		if (j->state == JOB_RUNNING && same_job_inode(j, of))
+			return true;
+	return false;
+}
+
+static bool inode_has_jobs(const struct uevm_file *f)
+{
+	for (struct job *j = head; j; j = j->next)
+		if (job_of(j, f))
+			return true;
+	return false;
+}
+
+static int mount_fd_of(dev_t dev)
+{
+	for (int i = 0; i < D->nmarks; i++)
+		if (D->marks[i].dev == dev)
+			return D->marks[i].fd;
+	return -1;
+}
+
+/* Take J off the queue (under jlock). */
+static void unlink_job(struct job *j)
+{
+	struct job **pp = &head;
+
+	while (*pp != j)
+		pp = &(*pp)->next;
+	*pp = j->next;
+	if (tail == &j->next)
+		tail = pp;
+	njobs--;
+}
+
+static void run_taken(struct job *j)
+{
+	pthread_mutex_unlock(&jlock);
+	job_run(j);
+	pthread_mutex_lock(&jlock);
+	unlink_job(j);
+	pthread_cond_broadcast(&jcond);
+	pthread_mutex_unlock(&jlock);
+	job_free(j);
+	pthread_mutex_lock(&jlock);
+}
+
+static void do_now(enum job_kind kind, struct uevm_file *f,
+		   const struct integrity_cred *cred)
+{
+	if (kind == JOB_CLOSE_WRITE)
+		do_close_write(f, cred);
+	else
+		do_attrib(f, cred);
+}
+
+static void queue(enum job_kind kind, struct uevm_file *f,
+		  const struct integrity_cred *cred)
+{
+	struct job *j = calloc(1, sizeof(*j) + MAX_HANDLE_SZ);
+	int mount_id, mfd = mount_fd_of(f->st.st_dev);
+
+	if (!j || mfd < 0) {
+		free(j);
+		do_now(kind, f, cred);	/* no way to queue it: now, in order */
+		return;
+	}
+	j->fh.handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(f->fd, "", &j->fh, &mount_id, AT_EMPTY_PATH) < 0) {
+		free(j);
+		do_now(kind, f, cred);
+		return;
+	}
+	j->kind = kind;
+	j->state = JOB_QUEUED;
+	j->dev = f->st.st_dev;
+	j->ino = f->st.st_ino;
+	j->mount_fd = mfd;
+	j->cred = *cred;
+	pthread_mutex_lock(&jlock);
+	if (kind == JOB_CLOSE_WRITE) {
+		/* A rehash still queued for this inode will hash what this
+		 * close left: one is enough. */
+		for (struct job *q = head; q; q = q->next)
+			if (q->state == JOB_QUEUED && q->kind == JOB_CLOSE_WRITE &&
+			    same_job_inode(q, j)) {
+				pthread_mutex_unlock(&jlock);
+				free(j);
+				return;
+			}
+	}
+	if (njobs >= MAX_JOBS) {
+		pthread_mutex_unlock(&jlock);
+		free(j);
+		atomic_fetch_add(&D->st.relabel_dropped, 1);
+		ulog(LOG_WARNING, "%s: too many label updates pending: this one is "
+		     "dropped, the file keeps its old labels", f->path);
+		return;
+	}
+	*tail = j;
+	tail = &j->next;
+	njobs++;
+	pthread_cond_broadcast(&jcond);
+	pthread_mutex_unlock(&jlock);
+}
+
+void relabel_close_write(struct uevm_file *f, const struct integrity_cred *cred)
+{
+	queue(JOB_CLOSE_WRITE, f, cred);
+}
+
+void relabel_attrib(struct uevm_file *f, const struct integrity_cred *cred)
+{
+	bool behind;
+
+	/* After the inode's rehash still to come, in order; otherwise now
+	 * (it is quick: an HMAC). */
+	pthread_mutex_lock(&jlock);
+	behind = inode_has_jobs(f);
+	pthread_mutex_unlock(&jlock);
+	if (behind)
+		queue(JOB_ATTRIB, f, cred);
+	else
+		do_attrib(f, cred);
+}
+
+bool relabel_settle(const struct uevm_file *f, int64_t until_ns)
+{
+	struct timespec until = { until_ns / 1000000000LL, until_ns % 1000000000LL };
+	bool settled = true;
+
+	pthread_mutex_lock(&jlock);
+	for (;;) {
+		struct job *j;
+
+		for (j = head; j && !job_of(j, f); j = j->next)
+			;
+		if (!j)
+			break;
+		if (j->state == JOB_QUEUED) {
+			/* Its own changes: done by the thread that needs them. */
+			j->state = JOB_RUNNING;
+			run_taken(j);
+			continue;
+		}
+		if (pthread_cond_timedwait(&jcond, &jlock, &until)) {
+			settled = false;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&jlock);
+	return settled;
+}
+
+/* The next job: the oldest of an inode nobody works on, of another user
+ * than the last one served when there is one (users take turns, so one
+ * user's big rehashes do not hold everyone's back). */
+static struct job *next_job(void)
+{
+	struct job *first = NULL;
+
+	for (struct job *j = head; j; j = j->next) {
+		if (j->state != JOB_QUEUED || inode_running(j))
+			continue;
+		if (j->cred.uid != last_uid)
+			return j;
+		if (!first)
+			first = j;
+	}
+	return first;
+}
+
+static void *relabel_main(void *arg)
+{
+	(void)arg;
+	own_tid_register();
+	log_hold_records();
+	uevm_hash_cancel_on(&cancel_hashing);
+	pthread_mutex_lock(&jlock);
+	for (;;) {
+		struct job *j = next_job();
+
+		if (j) {
+			j->state = JOB_RUNNING;
+			last_uid = j->cred.uid;
+			run_taken(j);
+			continue;
+		}
+		if (stopping && !head)
+			break;
+		pthread_cond_wait(&jcond, &jlock);
+	}
+	pthread_mutex_unlock(&jlock);
+	return NULL;
+}
+
+int relabel_start(void)
+{
+	int ret = pthread_create(&thread, NULL, relabel_main, NULL);
+
+	if (ret)
+		return -ret;
+	started = true;
+	return 0;
+}
+
+/* Every queued job is done before the daemon goes. */
+void relabel_stop(void)
+{
+	struct timespec until;
+
+	if (!started)
+		return;
+	pthread_mutex_lock(&jlock);
+	stopping = true;
+	pthread_cond_broadcast(&jcond);
+	pthread_mutex_unlock(&jlock);
+	/* A stop must not wait for hours of rehashing: past the grace time
+	 * what is left keeps its old labels (and fails, detectably). */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += STOP_GRACE_SEC;
+	if (pthread_timedjoin_np(thread, NULL, &until)) {
+		ulog(LOG_WARNING, "%u label updates not done at stop: those files keep "
+		     "their old labels", relabel_pending());
+		__atomic_store_n(&cancel_hashing, 1, __ATOMIC_RELAXED);
+		pthread_join(thread, NULL);
+	}
+	started = false;
+}
+
+unsigned int relabel_pending(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&jlock);
+	n = njobs;
+	pthread_mutex_unlock(&jlock);
+	return n;
+}
