@@ -68,9 +68,10 @@ static const struct fuse_opt opt_spec[] = {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-"Usage: uevmfs SOURCE MOUNTPOINT [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]\n"
+"Usage: uevmfs SOURCE [MOUNTPOINT] [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]\n"
 "\n"
-"Shows SOURCE at MOUNTPOINT; every open, exec, write, close, chmod, chown,\n"
+"Shows SOURCE at MOUNTPOINT (default: over SOURCE itself, which then cannot\n"
+"be reached around the mount); every open, exec, write, close, chmod, chown,\n"
 "truncate, setxattr, removexattr and create passes through the EVM/IMA hooks.\n"
 "\n"
 "Options (-o):\n"
@@ -601,9 +602,15 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 		printf("uevmfs %s, FUSE %s\n", UEVM_VERSION, fuse_pkgversion());
 		return 0;
 	}
-	if (!o->source || !o->mountpoint) {
+	if (!o->source) {
 		usage(stderr);
 		return 2;
+	}
+	/* "uevmfs DIR": over DIR itself, so that nothing reaches the
+	 * unchecked tree by its path any more (see uevmfs(8)). */
+	if (!o->mountpoint && !(o->mountpoint = strdup(o->source))) {
+		fprintf(stderr, "uevmfs: out of memory\n");
+		return 1;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "uevmfs: must run as root (it writes security.* xattrs "
@@ -642,6 +649,7 @@ int main(int argc, char **argv)
 		goto done;
 	ret = 1;
 	ufs.source_len = strlen(ufs.source);
+	ufs.over_source = !strcmp(ufs.source, ufs.mountpoint);
 	if (!strcmp(ufs.source, "/"))
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;

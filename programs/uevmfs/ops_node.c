@@ -162,14 +162,20 @@ void ufs_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char buf[PATH_MAX + 1];
 	ssize_t n = readlinkat(ufs_inode(ino)->fd, "", buf, sizeof(buf));
+	int err;
 
-	if (n < 0)
+	if (n < 0) {
 		fuse_reply_err(req, errno);
-	else if (n == (ssize_t)sizeof(buf))
+	} else if (n == (ssize_t)sizeof(buf)) {
 		fuse_reply_err(req, ENAMETOOLONG);
-	else {
+	} else {
 		buf[n] = '\0';
-		fuse_reply_readlink(req, buf);
+		/* The kernel follows the text in the caller's view. */
+		err = ufs_link_check(req, ufs_inode(ino), buf);
+		if (err)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_readlink(req, buf);
 	}
 }
 

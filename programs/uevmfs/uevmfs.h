@@ -53,6 +53,7 @@ struct ufs {
 	char *source;			/* realpath of SOURCE */
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
+	bool over_source;		/* mounted over SOURCE itself */
 	double timeout;			/* attribute and entry cache, seconds */
 	/* -o fastopen: no OPEN, FLUSH or RELEASE reach us; reads are
 	 * appraised at the first READ, writes relabelled after write_idle
@@ -208,6 +209,10 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync);
 void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 			  off_t offset, off_t length);
+
+/* links.c: may the caller follow the link IN, whose text is TARGET?
+ * 0, or -EACCES (audited) for a target that leads to SOURCE itself. */
+int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);
