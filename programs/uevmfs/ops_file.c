@@ -287,6 +287,22 @@ void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		reply_opened(req, fh, fi, NULL);
 }
 
+/* A file created by an open that cannot write (O_RDONLY|O_CREAT) is
+ * labelled at once, as an open for writing and its close would: it is
+ * "new" only while its creator may still write it, never afterwards, when
+ * content could only come from around the mount. */
+static void label_new(struct ufs_hook *h)
+{
+	h->ev.created = true;
+	h->ev.mask = MAY_WRITE;
+	h->ev.func = FILE_CHECK;
+	if (integrity_file_check(ufs.sys, &h->ev) == 0) {
+		h->ev.written = false;
+		integrity_file_free(ufs.sys, &h->ev);
+	}
+	fstat(h->file.fd, &h->file.st);
+}
+
 void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		mode_t mode, struct fuse_file_info *fi)
 {
@@ -337,7 +353,9 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!err) {
 		/* The new file's initial labels, then the open's check. */
 		integrity_inode_post_init(ufs.sys, &h.ev);
-		h.ev.created = true;
+		if (!writer_mask(mask))
+			label_new(&h);
+		h.ev.created = writer_mask(mask);
 		h.ev.mask = mask;
 		h.ev.func = FILE_CHECK;
 		err = integrity_file_check(ufs.sys, &h.ev);
