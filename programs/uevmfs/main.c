@@ -28,6 +28,12 @@ static const char default_policy[] =
 	"measure func=BPRM_CHECK mask=MAY_EXEC\n"
 	"measure func=FILE_CHECK mask=^MAY_READ euid=0\n"
 	"appraise\n";
+/* With fastopen one reader's check serves every reader: the same without
+ * euid=0, so that what root reads is measured whoever read it first. */
+static const char default_policy_fastopen[] =
+	"measure func=BPRM_CHECK mask=MAY_EXEC\n"
+	"measure func=FILE_CHECK mask=^MAY_READ\n"
+	"appraise\n";
 
 #define DEFAULT_SECURITYFS	"/run/uevm/security"
 #define DEFAULT_ML_DIR		"/var/lib/uevm/uevmfs"
@@ -267,10 +273,13 @@ static int load_policy(const char *spec, struct ima_policy **out)
 	int ret;
 
 	*out = NULL;
-	if (!spec || !strcmp(spec, "default"))
-		return ima_policy_parse(default_policy, strlen(default_policy), out) ?
+	if (!spec || !strcmp(spec, "default")) {
+		const char *def = ufs.fastopen ? default_policy_fastopen : default_policy;
+
+		return ima_policy_parse(def, strlen(def), out) ?
 			       (fprintf(stderr, "uevmfs: default policy: %s\n",
 					uevm_last_error()), -1) : 0;
+	}
 	if (!strcmp(spec, "none"))
 		return 0;
 	if (!strchr(spec, '/')) {
@@ -675,6 +684,15 @@ int main(int argc, char **argv)
 	}
 	if (setup_sys(&o, &policy, &ml))
 		goto out;
+	if (ufs.fastopen) {
+		char why[1024];
+
+		if (ufs_shared_policy_check(integrity_sys_policy(ufs.sys), why,
+					    sizeof(why))) {
+			fprintf(stderr, "uevmfs: %s\n", why);
+			goto out;
+		}
+	}
 	if (ufs.fastopen && ufs_shared_start()) {
 		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");
 		goto out;
@@ -688,9 +706,13 @@ int main(int argc, char **argv)
 	set_readahead(o.readahead_kb);
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
+		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);
 
-		if (uevm_securityfs_new(ufs.sys, &ufs.sfs) ||
-		    uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
+		/* fastopen: no policy whose verdicts depend on the caller. */
+		if (!err && ufs.fastopen)
+			uevm_securityfs_set_policy_gate(ufs.sfs, ufs_shared_policy_gate,
+							NULL);
+		if (err || uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
 			fprintf(stderr, "uevmfs: control tree at %s: %s\n", dir,
 				uevm_last_error());
 			/* Asked for explicitly: fail.  The default: go on without. */

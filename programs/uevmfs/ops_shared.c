@@ -292,6 +292,47 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 		pthread_rwlock_unlock(&fh->lock);
 }
 
+/* ---- which policies fastopen can serve ---------------------------------------------- */
+
+/* A verdict reached at one caller's first READ serves every later caller:
+ * the kernel hands them its page cache without asking.  That is sound only
+ * when every caller gets the same actions for the same content. */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len)
+{
+	char *text = NULL, where[64];
+	size_t tlen = 0, i;
+	FILE *fp;
+
+	if (!ima_policy_depends_on_caller(p, &i))
+		return 0;
+	fp = open_memstream(&text, &tlen);
+	if (fp) {
+		ima_policy_rule_write(p, i, fp);
+		fclose(fp);
+	}
+	while (text && tlen && (text[tlen - 1] == '\n' || text[tlen - 1] == ' '))
+		text[--tlen] = '\0';
+	if (ima_policy_rule_line(p, i))
+		snprintf(where, sizeof(where), "policy line %u", ima_policy_rule_line(p, i));
+	else
+		snprintf(where, sizeof(where), "policy rule %zu", i + 1);
+	snprintf(why, len, "fastopen: %s: '%s' depends on the caller or on the "
+		 "file's owner (uid=, euid=, gid=, egid=, fowner=, fgroup=, subj_*, "
+		 "obj_*): with fastopen one caller's verdict would serve every "
+		 "caller; drop the condition or mount without fastopen",
+		 where, text ? text : "?");
+	free(text);
+	return -EPERM;
+}
+
+int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
+			   size_t len, const char **cause)
+{
+	(void)arg;
+	*cause = "caller-dependent-rule";
+	return ufs_shared_policy_check(p, why, len);
+}
+
 /* ---- when the rules change --------------------------------------------------------- */
 
 /* EVM initialised (echo 1 > evm) or a policy loaded: the reads that passed

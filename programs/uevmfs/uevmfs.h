@@ -203,6 +203,12 @@ void ufs_file_unregister(struct ufs_file *fh);
 int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
+/* May fastopen serve policy P (no rule depends on the caller)?  0, or
+ * -EPERM with the rule and the reason in WHY. */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);
+/* The same, as the control tree's veto on ima/policy writes. */
+int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
+			   size_t len, const char **cause);
 void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off);
 void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 		      struct fuse_bufvec *bufv, off_t off);
