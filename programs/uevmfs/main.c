@@ -457,6 +457,13 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 	 * write, as setattr/removexattr requests: through the hooks. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* POSIX ACLs of SOURCE are enforced by the kernel, with
+	 * default_permissions, from the system.posix_acl_* xattrs. */
+	if ((conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+		ufs.dont_mask = true;
+	}
 	/* With no OPEN sent, an O_TRUNC must come as a SETATTR. */
 	if (ufs.fastopen)
 		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;

@@ -319,7 +319,8 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	ufs_as_caller(req);
-	fd = openat(dir->fd, name, source_flags(flags) | O_CREAT | O_EXCL, mode);
+	fd = openat(dir->fd, name, source_flags(flags) | O_CREAT | O_EXCL,
+		    ufs_create_mode(req, mode));
 	err = fd < 0 ? -errno : 0;
 	ufs_as_daemon();
 	if (err == -EEXIST && !(flags & O_EXCL)) {

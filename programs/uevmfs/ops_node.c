@@ -224,7 +224,7 @@ void ufs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	int r;
 
 	ufs_as_caller(req);
-	r = mknodat(dir->fd, name, mode, rdev);
+	r = mknodat(dir->fd, name, ufs_create_mode(req, mode), rdev);
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
 	new_object(req, dir, name, r);
@@ -236,7 +236,7 @@ void ufs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 	int r;
 
 	ufs_as_caller(req);
-	r = mkdirat(dir->fd, name, mode);
+	r = mkdirat(dir->fd, name, ufs_create_mode(req, mode));
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
 	new_object(req, dir, name, r);

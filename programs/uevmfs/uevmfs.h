@@ -54,6 +54,7 @@ struct ufs {
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
 	bool over_source;		/* mounted over SOURCE itself */
+	bool dont_mask;			/* the caller's umask comes apart */
 	double timeout;			/* attribute and entry cache, seconds */
 	/* -o fastopen: no OPEN, FLUSH or RELEASE reach us; reads are
 	 * appraised at the first READ, writes relabelled after write_idle
@@ -137,6 +138,8 @@ int ufs_open_mask(int flags);
  * the caller as owner), then back as the daemon. */
 void ufs_as_caller(fuse_req_t req);
 void ufs_as_daemon(void);
+/* The mode to create with, after ufs_as_caller. */
+mode_t ufs_create_mode(fuse_req_t req, mode_t mode);
 
 /* ops_node.c, ops_file.c, ops_xattr.c */
 extern const struct fuse_lowlevel_ops ufs_ops;
