@@ -174,7 +174,9 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
+	ufs_own_begin(in);
 	n = fuse_buf_copy(&out, bufv, 0);
+	ufs_own_end(in);
 	shared_put(in, fh, n > 0);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -192,9 +194,29 @@ void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 		fuse_reply_err(req, -err);
 		return;
 	}
+	ufs_own_begin(in);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
+	ufs_own_end(in);
 	shared_put(in, fh, !err);
 	fuse_reply_err(req, err);
+}
+
+/* A truncation (ftruncate of the kernel's own open, O_TRUNC, truncate(2))
+ * is a write: through the inode's writer, as every other write here.  A
+ * separate open for writing would appraise content that is still being
+ * written, not yet relabelled. */
+int ufs_shared_truncate(fuse_req_t req, struct ufs_inode *in, off_t size)
+{
+	struct ufs_file *fh;
+	int err = shared_get(req, in, &fh);
+
+	if (err)
+		return err;
+	ufs_own_begin(in);
+	err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
+	ufs_own_end(in);
+	shared_put(in, fh, !err);
+	return err;
 }
 
 void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
