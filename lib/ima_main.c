@@ -346,6 +346,8 @@ UEVM_EXPORT void ima_file_free(struct integrity_sys *s,
 	if (!iint)
 		return;
 	integrity_iint_lock(iint);
+	if (ev->changed_elsewhere)
+		integrity_iint_set_flags(iint, 0, IMA_UPDATE_XATTR | IMA_NEW_FILE);
 	if (ev->mask & (MAY_WRITE | MAY_APPEND))
 		integrity_iint_add_writer(iint, -1);
 	if (integrity_iint_writers(iint) > 0) {

@@ -203,6 +203,25 @@ UEVM_EXPORT bool ima_policy_rule_has_lsm(const struct ima_policy *p, size_t i)
 	return false;
 }
 
+/* Conditions on the caller (uid=, euid=, gid=, egid=, subj_*) and on the
+ * file's owner or label (fowner=, fgroup=, obj_*), which can change with
+ * no change of content. */
+#define IMA_WHO_FLAGS (IMA_UID | IMA_EUID | IMA_GID | IMA_EGID | IMA_FOWNER | \
+		       IMA_FGROUP)
+
+UEVM_EXPORT bool ima_policy_depends_on_caller(const struct ima_policy *p,
+					      size_t *rule)
+{
+	for (size_t i = 0; p && i < p->count; i++)
+		if ((p->rules[i].flags & IMA_WHO_FLAGS) ||
+		    ima_policy_rule_has_lsm(p, i)) {
+			if (rule)
+				*rule = i;
+			return true;
+		}
+	return false;
+}
+
 UEVM_EXPORT int ima_policy_append(struct ima_policy *dst,
 				  const struct ima_policy *src)
 {

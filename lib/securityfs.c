@@ -101,6 +101,45 @@ UEVM_EXPORT void uevm_securityfs_free(struct uevm_securityfs *sfs)
 	free(sfs);
 }
 
+UEVM_EXPORT void uevm_securityfs_set_policy_gate(struct uevm_securityfs *sfs,
+						uevm_securityfs_policy_gate gate,
+						void *arg)
+{
+	pthread_mutex_lock(&sfs->lock);
+	sfs->gate = gate;
+	sfs->gate_arg = arg;
+	pthread_mutex_unlock(&sfs->lock);
+}
+
+/* The front-end's veto on P: 0, or the error (reason in WHY, audit cause
+ * in *CAUSE). */
+static int gate_check(struct uevm_securityfs *sfs, const struct ima_policy *p,
+		      char *why, size_t len, const char **cause)
+{
+	uevm_securityfs_policy_gate gate;
+	void *arg;
+	int ret;
+
+	pthread_mutex_lock(&sfs->lock);
+	gate = sfs->gate;
+	arg = sfs->gate_arg;
+	pthread_mutex_unlock(&sfs->lock);
+	*cause = "failed";
+	if (!gate)
+		return 0;
+	if (len < 3)
+		return -EINVAL;
+	why[0] = ':';
+	why[1] = ' ';
+	why[2] = '\0';
+	ret = gate(p, arg, why + 2, len - 2, cause);
+	if (ret && !*cause)
+		*cause = "refused";
+	if (!ret)
+		why[0] = '\0';
+	return ret;
+}
+
 /* ---- nodes -------------------------------------------------------------------- */
 
 static bool valid_id(int id)
@@ -478,6 +517,21 @@ static ssize_t write_policy(struct uevm_securityfs_file *f, const void *buf,
 	f->wlen += size;
 	f->wbuf[f->wlen] = '\0';
 	ret = ima_policy_parse_lines(f->wbuf, f->wlen, &p, &line);
+	if (!ret) {
+		const char *cause;
+		char why[512];
+
+		ret = gate_check(f->sfs, p, why, sizeof(why), &cause);
+		ima_policy_free(p);
+		if (ret) {
+			f->invalid = true;
+			integrity_audit_msg(f->sfs->sys, AUDIT_INTEGRITY_STATUS, NULL,
+					    NULL, &f->cred, "policy_update", cause,
+					    ret, false);
+			return uevm_err(-ret, "ima/policy%s", why);
+		}
+		return (ssize_t)size;
+	}
 	ima_policy_free(p);
 	/* No rule yet (only comments so far) is not an error until close. */
 	if (ret && line) {
@@ -517,12 +571,18 @@ static int commit_policy(struct uevm_securityfs_file *f)
 	struct ima_policy *p = NULL;
 	unsigned int line = 0;
 	char why[512] = "";
+	const char *cause = "failed";
 	int ret = -EINVAL;
 
 	if (!f->invalid) {
 		ret = ima_policy_parse_lines(f->wbuf ? f->wbuf : "", f->wlen, &p, &line);
 		if (ret)
 			snprintf(why, sizeof(why), ": %s", uevm_last_error());
+		else if (gate_check(sfs, p, why, sizeof(why), &cause)) {
+			ret = -EINVAL;
+			ima_policy_free(p);
+			p = NULL;
+		}
 	}
 	pthread_mutex_lock(&sfs->lock);
 	if (!ret) {
@@ -533,7 +593,7 @@ static int commit_policy(struct uevm_securityfs_file *f)
 	sfs->policy_busy = false;
 	pthread_mutex_unlock(&sfs->lock);
 	integrity_audit_msg(sfs->sys, AUDIT_INTEGRITY_STATUS, NULL, NULL, &f->cred,
-			    "policy_update", ret ? "failed" : "completed",
+			    "policy_update", ret ? cause : "completed",
 			    ret ? 1 : 0, false);
 	if (ret)
 		return uevm_err(EINVAL, "ima/policy: nothing loaded%s", why);

@@ -15,6 +15,8 @@ struct uevm_securityfs {
 	bool policy_busy;		/* an opener is writing ima/policy */
 	bool policy_loaded;		/* a policy was written: no more */
 	struct ima_policy *loaded;	/* owned: the policy written here */
+	uevm_securityfs_policy_gate gate;	/* the front-end's veto, or NULL */
+	void *gate_arg;
 	struct sfs_mount *mount;
 };
 

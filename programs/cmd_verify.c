@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* uevm verify: appraise labelled files and say which were tampered with. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "prog.h"
 
 struct verify_state {
@@ -13,8 +15,91 @@ struct verify_state {
 	atomic_ulong failed;
 	atomic_ulong errors;
 	atomic_ulong total;
+	atomic_ulong warnings;
 	bool first_json;
+	const char *const *roots;	/* the PATHs given */
+	size_t nroots;
 };
+
+/* The root PATH was reached from: the longest given path it starts with. */
+static const char *root_of(const struct verify_state *s, const char *path)
+{
+	const char *best = NULL;
+	size_t blen = 0;
+
+	for (size_t i = 0; i < s->nroots; i++) {
+		const char *r = s->roots[i];
+		size_t n = strlen(r);
+
+		while (n > 1 && r[n - 1] == '/')
+			n--;
+		if (!strncmp(path, r, n) && (path[n] == '/' || path[n] == '\0') &&
+		    n >= blen) {
+			best = r;
+			blen = n;
+		}
+	}
+	return best;
+}
+
+/* Components of PATH below ROOT before its last one (the link's depth). */
+static int depth_below(const char *root, const char *path)
+{
+	const char *p = path + strlen(root);
+	int n = 0;
+
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (*p)
+			n++;
+		p += strcspn(p, "/");
+	}
+	return n > 0 ? n - 1 : 0;
+}
+
+/*
+ * A symlink whose target leaves the tree being verified, lexically: an
+ * absolute target, or one whose ".." climb above the root it was reached
+ * from.  Its label says nothing about what it leads to, and through a
+ * mount of the tree such a link can reach files nobody checks (uevmfs(8)).
+ * NULL when the link stays inside; otherwise what to say, in WHY.
+ */
+static const char *link_leaves(const struct verify_state *s,
+			       const struct uevm_file *f, const char *path,
+			       char *target, size_t tlen, char *why, size_t wlen)
+{
+	const char *root = root_of(s, path), *p;
+	ssize_t n = readlinkat(f->fd, "", target, tlen - 1);
+	int depth;
+
+	if (n < 0)
+		return NULL;
+	target[n] = '\0';
+	if (target[0] == '/') {
+		snprintf(why, wlen, "absolute target");
+		return why;
+	}
+	/* The link given by name: its directory is the tree. */
+	depth = root && strcmp(root, path) ? depth_below(root, path) : 0;
+	for (p = target; *p;) {
+		size_t c = strcspn(p, "/");
+
+		if (c == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0) {
+				snprintf(why, wlen, "climbs out of %s",
+					 root && strcmp(root, path) ? root : "its directory");
+				return why;
+			}
+		} else if (c && !(c == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += c;
+		while (*p == '/')
+			p++;
+	}
+	return NULL;
+}
 
 static const char *type_name(mode_t m)
 {
@@ -32,7 +117,8 @@ static const char *type_name(mode_t m)
 
 static void json_entry(struct verify_state *s, const char *path,
 		       const struct uevm_file *f, const struct uevm_verdict *v,
-		       bool ok, const char *error)
+		       bool ok, const char *error, const char *target,
+		       const char *leaves)
 {
 	FILE *fp = stdout;
 
@@ -61,7 +147,25 @@ static void json_entry(struct verify_state *s, const char *path,
 		fputs(", \"detail\": ", fp);
 		fput_json_string(fp, v->detail);
 	}
+	if (leaves) {
+		fputs(", \"warning\": \"symlink-leaves-tree\", \"target\": ", fp);
+		fput_json_string(fp, target);
+		fputs(", \"warning_detail\": ", fp);
+		fput_json_string(fp, leaves);
+	}
 	fputc('}', fp);
+}
+
+/* WARN PATH: symlink to 'TARGET' leaves the tree (WHY) */
+static void print_leaves(const char *path, const char *target, const char *why)
+{
+	fputs("WARN ", stdout);
+	fput_path(stdout, path);
+	fputs(": symlink to '", stdout);
+	fput_text(stdout, target);
+	fputs("' leaves the tree (", stdout);
+	fput_text(stdout, why);
+	fputs(")\n", stdout);
 }
 
 static int verify_one(const struct uevm_file *f, const char *path, int err,
@@ -69,6 +173,8 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 {
 	struct verify_state *s = arg;
 	struct uevm_verdict v;
+	char target[PATH_MAX], lwhy[PATH_MAX + 32];
+	const char *leaves = NULL;
 	bool ok;
 	int ret;
 
@@ -87,7 +193,7 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		out_lock_acquire();
 		progress_clear_line();
 		if (s->o->json) {
-			json_entry(s, path, NULL, NULL, false, why);
+			json_entry(s, path, NULL, NULL, false, why, NULL, NULL);
 		} else {
 			fputs("ERROR ", stdout);
 			fput_path(stdout, path);
@@ -105,12 +211,19 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		atomic_fetch_add(&s->progress.bytes, (unsigned long)f->st.st_size);
 	if (!ok)
 		atomic_fetch_add(&s->failed, 1);
-	if (ok && !s->o->verbose)
+	if (S_ISLNK(f->st.st_mode))
+		leaves = link_leaves(s, f, path, target, sizeof(target), lwhy,
+				     sizeof(lwhy));
+	if (leaves)
+		atomic_fetch_add(&s->warnings, 1);
+	if (ok && !leaves && !s->o->verbose)
 		return 0;
 	out_lock_acquire();
 	progress_clear_line();
 	if (s->o->json) {
-		json_entry(s, path, f, &v, ok, NULL);
+		json_entry(s, path, f, &v, ok, NULL, target, leaves);
+	} else if (ok && leaves && !s->o->verbose) {
+		print_leaves(path, target, leaves);
 	} else {
 		/* STATUS PATH: cause: detail -- one line per file */
 		printf("%s ", ok ? "OK" : "FAIL");
@@ -124,6 +237,8 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 			fput_text(stdout, v.detail);
 		}
 		putchar('\n');
+		if (leaves)
+			print_leaves(path, target, leaves);
 	}
 	out_lock_release();
 	return 0;
@@ -168,6 +283,8 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	sig_verify_opts_free(&so);
 	s.ctx = ctx;
 	s.o = &o;
+	s.roots = (const char *const *)argv + optind;
+	s.nroots = (size_t)(argc - optind);
 	if (o.json)
 		fputs("{\n  \"results\": [", stdout);
 	progress_start(&s.progress, "verifying");
@@ -181,8 +298,9 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
 			printf("\"%s\": %lu, ", integrity_status_name(i),
 			       atomic_load(&s.counts[i]));
-		printf("\"total\": %lu, \"failed\": %lu, \"errors\": %lu}\n}\n",
-		       atomic_load(&s.total), failed, errors);
+		printf("\"total\": %lu, \"failed\": %lu, \"errors\": %lu, "
+		       "\"warnings\": %lu}\n}\n", atomic_load(&s.total), failed,
+		       errors, atomic_load(&s.warnings));
 	} else {
 		printf("Summary: %lu objects, %lu failed, %lu errors\n",
 		       atomic_load(&s.total), failed, errors);
@@ -192,6 +310,8 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 				       atomic_load(&s.counts[i]));
 		if (errors)
 			printf("  %-15s %lu\n", "error", errors);
+		if (atomic_load(&s.warnings))
+			printf("  %-15s %lu\n", "warnings", atomic_load(&s.warnings));
 	}
 	uevm_ctx_free(ctx);
 	free(o.extra_xattrs);

@@ -27,7 +27,7 @@ static const struct command commands[] = {
 	{ "measurements", cmd_measurements, "show, replay, verify and add to IMA measurement lists",
 	  "show|replay|verify|add [OPTION...] LIST | daemon [OPTION...] (see uevm-measurements(1))" },
 	{ "mount", cmd_mount, "mount a tree through uevmfs(8): EVM and IMA on every access",
-	  "SOURCE MOUNTPOINT [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]" },
+	  "SOURCE [MOUNTPOINT] [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]" },
 	{ "status", cmd_status, "what the running uevmd(8) enforces, and its counters",
 	  "[--policy] [--socket PATH]" },
 	{ "enable", cmd_enable, "initialise EVM in uevmd(8) (echo 1 > evm), set its mode",

@@ -13,6 +13,7 @@ libkeyutils-dev
 libaudit-dev
 keyutils
 attr
+acl
 openssl
 ima-evm-utils
 e2fsprogs

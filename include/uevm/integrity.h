@@ -250,6 +250,11 @@ struct integrity_event {
 	 * allowed with MAY_WRITE/MAY_APPEND in MASK; WRITTEN says whether
 	 * data was written.  The last such close rehashes the file. */
 	bool written;
+	/* file_free: the content also changed by other means than the
+	 * front-end's own writes while it was open (uevmfs: written into
+	 * SOURCE behind the mount).  It is not relabelled, by this close or
+	 * a later one: the file keeps failing. */
+	bool changed_elsewhere;
 };
 
 /* An integrity provider: the operations it implements (NULL: none). */

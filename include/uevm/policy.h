@@ -165,6 +165,13 @@ unsigned int ima_policy_rule_line(const struct ima_policy *p, size_t i);
  * know the label). */
 bool ima_policy_rule_has_lsm(const struct ima_policy *p, size_t i);
 
+/* Whether some rule's decision depends on who opens the file or who owns
+ * it: uid=, euid=, gid=, egid=, fowner=, fgroup= or an LSM condition
+ * (subj_*, obj_*).  Without such a rule every caller gets the same actions
+ * for the same content (and the same hook and mask), so a verdict may be
+ * shared between callers.  *RULE (may be NULL): the first such rule. */
+bool ima_policy_depends_on_caller(const struct ima_policy *p, size_t *rule);
+
 void ima_policy_free(struct ima_policy *p);
 
 #ifdef __cplusplus

@@ -40,6 +40,21 @@ struct uevm_securityfs_file;
 int uevm_securityfs_new(struct integrity_sys *sys, struct uevm_securityfs **out);
 void uevm_securityfs_free(struct uevm_securityfs *sfs);
 
+/*
+ * A front-end's veto on policies written to ima/policy (e.g. uevmfs with
+ * fastopen refuses rules that depend on the caller).  GATE is called with
+ * each text that parses, at every write and at the close that installs it:
+ * 0 lets it through; a negative errno refuses it, with the reason written
+ * to WHY (LEN bytes) and *CAUSE naming it for the audit record
+ * (op=policy_update).  The write session then fails as for a bad rule.
+ */
+struct ima_policy;
+typedef int (*uevm_securityfs_policy_gate)(const struct ima_policy *p,
+					   void *arg, char *why, size_t len,
+					   const char **cause);
+void uevm_securityfs_set_policy_gate(struct uevm_securityfs *sfs,
+				     uevm_securityfs_policy_gate gate, void *arg);
+
 /* ---- nodes ------------------------------------------------------------------ */
 
 #define UEVM_SECURITYFS_ROOT 0	/* the id of the root directory */

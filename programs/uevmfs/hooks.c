@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -125,6 +126,9 @@ int ufs_open_mask(int flags)
 	return mask;
 }
 
+/* This thread's umask is its own (CLONE_FS unshared). */
+static __thread bool own_umask;
+
 void ufs_as_caller(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -134,10 +138,30 @@ void ufs_as_caller(fuse_req_t req)
 	 * already checked the caller's access on the mount. */
 	setfsgid(ctx->gid);
 	setfsuid(ctx->uid);
+	/* With POSIX ACLs the kernel sends the mode unmasked and the
+	 * caller's umask apart (FUSE_CAP_DONT_MASK): SOURCE's filesystem
+	 * applies a default ACL of the directory, or else this umask. */
+	if (ufs.dont_mask) {
+		if (!own_umask)
+			own_umask = unshare(CLONE_FS) == 0;
+		if (own_umask)
+			umask(ctx->umask);
+	}
 }
 
 void ufs_as_daemon(void)
 {
 	setfsuid(0);
 	setfsgid(0);
+	if (own_umask)
+		umask(0);
+}
+
+mode_t ufs_create_mode(fuse_req_t req, mode_t mode)
+{
+	/* No umask of our own to set: the caller's, applied here (a
+	 * default ACL then meets the masked mode, the safe side). */
+	if (ufs.dont_mask && !own_umask)
+		return mode & ~fuse_req_ctx(req)->umask;
+	return mode;
 }

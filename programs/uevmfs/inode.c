@@ -78,6 +78,7 @@ int ufs_table_init(struct ufs *fs, const char *source)
 	fs->root.nlookup = 2;	/* never forgotten */
 	fs->root.rfd = -1;
 	pthread_mutex_init(&fs->root.lock, NULL);
+	pthread_mutex_init(&fs->root.own_lock, NULL);
 	devfd_add(st.st_dev, fs->root.fd);
 	return ufs_devfd(st.st_dev) >= 0 ? 0 : -EACCES;
 }
@@ -88,6 +89,7 @@ static void inode_free(struct ufs_inode *in)
 	if (in->rfd >= 0)
 		close(in->rfd);
 	pthread_mutex_destroy(&in->lock);
+	pthread_mutex_destroy(&in->own_lock);
 	free(in);
 }
 
@@ -172,6 +174,7 @@ static struct ufs_inode *insert(int fd, const struct stat *st)
 	in->type = st->st_mode & S_IFMT;
 	in->nlookup = 1;
 	pthread_mutex_init(&in->lock, NULL);
+	pthread_mutex_init(&in->own_lock, NULL);
 	in->rfd = -1;
 	in->next = ufs.buckets[b];
 	ufs.buckets[b] = in;
@@ -241,6 +244,20 @@ int ufs_enter_fd(int fd, struct fuse_entry_param *e)
 		return -ENOMEM;
 	fill_entry(in, &st, e);
 	return 0;
+}
+
+struct ufs_inode *ufs_inode_find(dev_t dev, ino_t ino)
+{
+	struct ufs_inode *in;
+
+	pthread_mutex_lock(&ufs.table_lock);
+	for (in = ufs.buckets[bucket_of(dev, ino, ufs.nbuckets)]; in; in = in->next)
+		if (in->ino == ino && in->dev == dev) {
+			in->nlookup++;
+			break;
+		}
+	pthread_mutex_unlock(&ufs.table_lock);
+	return in;
 }
 
 void ufs_forget_one(struct ufs_inode *in, uint64_t n)

@@ -28,6 +28,12 @@ static const char default_policy[] =
 	"measure func=BPRM_CHECK mask=MAY_EXEC\n"
 	"measure func=FILE_CHECK mask=^MAY_READ euid=0\n"
 	"appraise\n";
+/* With fastopen one reader's check serves every reader: the same without
+ * euid=0, so that what root reads is measured whoever read it first. */
+static const char default_policy_fastopen[] =
+	"measure func=BPRM_CHECK mask=MAY_EXEC\n"
+	"measure func=FILE_CHECK mask=^MAY_READ\n"
+	"appraise\n";
 
 #define DEFAULT_SECURITYFS	"/run/uevm/security"
 #define DEFAULT_ML_DIR		"/var/lib/uevm/uevmfs"
@@ -68,9 +74,10 @@ static const struct fuse_opt opt_spec[] = {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-"Usage: uevmfs SOURCE MOUNTPOINT [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]\n"
+"Usage: uevmfs SOURCE [MOUNTPOINT] [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]\n"
 "\n"
-"Shows SOURCE at MOUNTPOINT; every open, exec, write, close, chmod, chown,\n"
+"Shows SOURCE at MOUNTPOINT (default: over SOURCE itself, which then cannot\n"
+"be reached around the mount); every open, exec, write, close, chmod, chown,\n"
 "truncate, setxattr, removexattr and create passes through the EVM/IMA hooks.\n"
 "\n"
 "Options (-o):\n"
@@ -266,10 +273,13 @@ static int load_policy(const char *spec, struct ima_policy **out)
 	int ret;
 
 	*out = NULL;
-	if (!spec || !strcmp(spec, "default"))
-		return ima_policy_parse(default_policy, strlen(default_policy), out) ?
+	if (!spec || !strcmp(spec, "default")) {
+		const char *def = ufs.fastopen ? default_policy_fastopen : default_policy;
+
+		return ima_policy_parse(def, strlen(def), out) ?
 			       (fprintf(stderr, "uevmfs: default policy: %s\n",
 					uevm_last_error()), -1) : 0;
+	}
 	if (!strcmp(spec, "none"))
 		return 0;
 	if (!strchr(spec, '/')) {
@@ -447,6 +457,13 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 	 * write, as setattr/removexattr requests: through the hooks. */
 	conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	/* POSIX ACLs of SOURCE are enforced by the kernel, with
+	 * default_permissions, from the system.posix_acl_* xattrs. */
+	if ((conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK)) {
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
+		ufs.dont_mask = true;
+	}
 	/* With no OPEN sent, an O_TRUNC must come as a SETATTR. */
 	if (ufs.fastopen)
 		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
@@ -601,9 +618,15 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 		printf("uevmfs %s, FUSE %s\n", UEVM_VERSION, fuse_pkgversion());
 		return 0;
 	}
-	if (!o->source || !o->mountpoint) {
+	if (!o->source) {
 		usage(stderr);
 		return 2;
+	}
+	/* "uevmfs DIR": over DIR itself, so that nothing reaches the
+	 * unchecked tree by its path any more (see uevmfs(8)). */
+	if (!o->mountpoint && !(o->mountpoint = strdup(o->source))) {
+		fprintf(stderr, "uevmfs: out of memory\n");
+		return 1;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "uevmfs: must run as root (it writes security.* xattrs "
@@ -642,6 +665,7 @@ int main(int argc, char **argv)
 		goto done;
 	ret = 1;
 	ufs.source_len = strlen(ufs.source);
+	ufs.over_source = !strcmp(ufs.source, ufs.mountpoint);
 	if (!strcmp(ufs.source, "/"))
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
@@ -667,6 +691,15 @@ int main(int argc, char **argv)
 	}
 	if (setup_sys(&o, &policy, &ml))
 		goto out;
+	if (ufs.fastopen) {
+		char why[1024];
+
+		if (ufs_shared_policy_check(integrity_sys_policy(ufs.sys), why,
+					    sizeof(why))) {
+			fprintf(stderr, "uevmfs: %s\n", why);
+			goto out;
+		}
+	}
 	if (ufs.fastopen && ufs_shared_start()) {
 		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");
 		goto out;
@@ -680,9 +713,13 @@ int main(int argc, char **argv)
 	set_readahead(o.readahead_kb);
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
+		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);
 
-		if (uevm_securityfs_new(ufs.sys, &ufs.sfs) ||
-		    uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
+		/* fastopen: no policy whose verdicts depend on the caller. */
+		if (!err && ufs.fastopen)
+			uevm_securityfs_set_policy_gate(ufs.sfs, ufs_shared_policy_gate,
+							NULL);
+		if (err || uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
 			fprintf(stderr, "uevmfs: control tree at %s: %s\n", dir,
 				uevm_last_error());
 			/* Asked for explicitly: fail.  The default: go on without. */

@@ -51,6 +51,7 @@ static int file_register(struct ufs_file *fh)
 	if (!err) {
 		fh->registered = true;
 		atomic_store(&fh->written, false);
+		ufs_own_add(fh->inode);
 	}
 	return err;
 }
@@ -62,12 +63,15 @@ void ufs_file_unregister(struct ufs_file *fh)
 	if (!fh->registered)
 		return;
 	fh->registered = false;
-	if (ufs_hook_begin(fh->inode, hook_fd(fh), &fh->cred, &h))
-		return;	/* cannot reach the file any more: nothing to rehash */
+	if (ufs_hook_begin(fh->inode, hook_fd(fh), &fh->cred, &h)) {
+		/* Cannot reach the file any more: nothing to rehash. */
+		ufs_own_free(NULL, fh->inode);
+		return;
+	}
 	h.ev.mask = fh->mask;
 	h.ev.func = FILE_CHECK;
 	h.ev.written = atomic_exchange(&fh->written, false);
-	integrity_file_free(ufs.sys, &h.ev);
+	ufs_own_free(&h, fh->inode);
 	ufs_hook_end(&h);
 }
 
@@ -108,7 +112,9 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 		err = write_begin(fh);
 		if (err)
 			return err;
+		ufs_own_begin(in);
 		err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
+		ufs_own_end(in);
 		write_end(fh, !err);
 		return err;
 	}
@@ -124,6 +130,8 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 		ufs_hook_end(&h);
 		return err;
 	}
+	ufs_own_add(in);
+	ufs_own_begin(in);
 	fd = ufs_reopen(in, O_WRONLY | O_NONBLOCK);
 	if (fd < 0) {
 		err = fd;
@@ -132,8 +140,9 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 			err = -errno;
 		close(fd);
 	}
+	ufs_own_end(in);
 	h.ev.written = !err;
-	integrity_file_free(ufs.sys, &h.ev);
+	ufs_own_free(&h, in);
 	ufs_hook_end(&h);
 	return err;
 }
@@ -186,6 +195,8 @@ int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 		atomic_fetch_add(&in->readers, 1);
 	atomic_init(&fh->written, written && fh->registered);
 	pthread_rwlock_init(&fh->lock, NULL);
+	if (fh->registered)
+		ufs_own_add(in);
 	*out = fh;
 	return 0;
 }
@@ -232,7 +243,9 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	}
 	if (!err && writer) {
 		/* After the check, as in do_open(): O_TRUNC happens here. */
+		ufs_own_begin(in);
 		fd = ufs_reopen(in, source_flags(flags));
+		ufs_own_end(in);
 		if (fd < 0) {
 			err = fd;
 			h.ev.written = false;
@@ -287,6 +300,22 @@ void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		reply_opened(req, fh, fi, NULL);
 }
 
+/* A file created by an open that cannot write (O_RDONLY|O_CREAT) is
+ * labelled at once, as an open for writing and its close would: it is
+ * "new" only while its creator may still write it, never afterwards, when
+ * content could only come from around the mount. */
+static void label_new(struct ufs_hook *h)
+{
+	h->ev.created = true;
+	h->ev.mask = MAY_WRITE;
+	h->ev.func = FILE_CHECK;
+	if (integrity_file_check(ufs.sys, &h->ev) == 0) {
+		h->ev.written = false;
+		integrity_file_free(ufs.sys, &h->ev);
+	}
+	fstat(h->file.fd, &h->file.st);
+}
+
 void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		mode_t mode, struct fuse_file_info *fi)
 {
@@ -303,7 +332,8 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	ufs_as_caller(req);
-	fd = openat(dir->fd, name, source_flags(flags) | O_CREAT | O_EXCL, mode);
+	fd = openat(dir->fd, name, source_flags(flags) | O_CREAT | O_EXCL,
+		    ufs_create_mode(req, mode));
 	err = fd < 0 ? -errno : 0;
 	ufs_as_daemon();
 	if (err == -EEXIST && !(flags & O_EXCL)) {
@@ -337,7 +367,9 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (!err) {
 		/* The new file's initial labels, then the open's check. */
 		integrity_inode_post_init(ufs.sys, &h.ev);
-		h.ev.created = true;
+		if (!writer_mask(mask))
+			label_new(&h);
+		h.ev.created = writer_mask(mask);
 		h.ev.mask = mask;
 		h.ev.func = FILE_CHECK;
 		err = integrity_file_check(ufs.sys, &h.ev);
@@ -395,7 +427,9 @@ void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
+	ufs_own_begin(fh->inode);
 	n = fuse_buf_copy(&out, in_buf, 0);
+	ufs_own_end(fh->inode);
 	write_end(fh, n > 0);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -471,7 +505,9 @@ void ufs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		fuse_reply_err(req, -err);
 		return;
 	}
+	ufs_own_begin(fh->inode);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
+	ufs_own_end(fh->inode);
 	write_end(fh, !err);
 	fuse_reply_err(req, err);
 }

@@ -120,8 +120,11 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		}
 	}
 
-	if (to_set & FUSE_SET_ATTR_SIZE)
+	if ((to_set & FUSE_SET_ATTR_SIZE) && !fh && ufs.fastopen)
+		err = ufs_shared_truncate(req, in, attr->st_size);
+	else if (to_set & FUSE_SET_ATTR_SIZE)
 		err = ufs_truncate(in, fh, attr->st_size, &cred);
+	ufs_own_begin(in);
 	if (!err && (valid & ATTR_MODE)) {
 		if (fh) {
 			err = fchmod(fh->fd, attr->st_mode & 07777);
@@ -152,6 +155,7 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		integrity_inode_post_setattr(ufs.sys, &h.ev);
 		ufs_hook_end(&h);
 	}
+	ufs_own_end(in);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -162,14 +166,20 @@ void ufs_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char buf[PATH_MAX + 1];
 	ssize_t n = readlinkat(ufs_inode(ino)->fd, "", buf, sizeof(buf));
+	int err;
 
-	if (n < 0)
+	if (n < 0) {
 		fuse_reply_err(req, errno);
-	else if (n == (ssize_t)sizeof(buf))
+	} else if (n == (ssize_t)sizeof(buf)) {
 		fuse_reply_err(req, ENAMETOOLONG);
-	else {
+	} else {
 		buf[n] = '\0';
-		fuse_reply_readlink(req, buf);
+		/* The kernel follows the text in the caller's view. */
+		err = ufs_link_check(req, ufs_inode(ino), buf);
+		if (err)
+			fuse_reply_err(req, -err);
+		else
+			fuse_reply_readlink(req, buf);
 	}
 }
 
@@ -218,7 +228,7 @@ void ufs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	int r;
 
 	ufs_as_caller(req);
-	r = mknodat(dir->fd, name, mode, rdev);
+	r = mknodat(dir->fd, name, ufs_create_mode(req, mode), rdev);
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
 	new_object(req, dir, name, r);
@@ -230,7 +240,7 @@ void ufs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 	int r;
 
 	ufs_as_caller(req);
-	r = mkdirat(dir->fd, name, mode);
+	r = mkdirat(dir->fd, name, ufs_create_mode(req, mode));
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
 	new_object(req, dir, name, r);
@@ -252,12 +262,16 @@ void ufs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 void ufs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 	      const char *newname)
 {
-	struct ufs_inode *dir = ufs_inode(newparent);
+	struct ufs_inode *dir = ufs_inode(newparent), *in = ufs_inode(ino);
 	struct fuse_entry_param e;
 	int err;
 
-	if (linkat(ufs_inode(ino)->fd, "", dir->fd, newname, AT_EMPTY_PATH) < 0) {
-		fuse_reply_err(req, errno);
+	/* A new link changes the inode's ctime: ours. */
+	ufs_own_begin(in);
+	err = linkat(in->fd, "", dir->fd, newname, AT_EMPTY_PATH) < 0 ? errno : 0;
+	ufs_own_end(in);
+	if (err) {
+		fuse_reply_err(req, err);
 		return;
 	}
 	err = ufs_do_lookup(dir, newname, &e);
@@ -267,9 +281,33 @@ void ufs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
 		fuse_reply_entry(req, &e);
 }
 
+/* An unlink or rename changes the ctime of the files it touches: ours,
+ * when they are being written through the mount. */
+static void own_begin_name(struct ufs_inode *dir, const char *name,
+			   struct ufs_inode **out)
+{
+	*out = ufs_own_by_name(dir, name);
+	if (*out)
+		ufs_own_begin(*out);
+}
+
+static void own_end_name(struct ufs_inode *in)
+{
+	if (in) {
+		ufs_own_end(in);
+		ufs_own_put(in);
+	}
+}
+
 void ufs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	fuse_reply_err(req, unlinkat(ufs_inode(parent)->fd, name, 0) < 0 ? errno : 0);
+	struct ufs_inode *dir = ufs_inode(parent), *in;
+	int err;
+
+	own_begin_name(dir, name, &in);
+	err = unlinkat(dir->fd, name, 0) < 0 ? errno : 0;
+	own_end_name(in);
+	fuse_reply_err(req, err);
 }
 
 void ufs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -281,10 +319,29 @@ void ufs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 void ufs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
-	int r = renameat2(ufs_inode(parent)->fd, name, ufs_inode(newparent)->fd,
-			  newname, flags);
+	struct ufs_inode *a = ufs_own_by_name(ufs_inode(parent), name);
+	struct ufs_inode *b = ufs_own_by_name(ufs_inode(newparent), newname);
+	int r;
 
-	fuse_reply_err(req, r < 0 ? errno : 0);
+	if (a == b) {
+		ufs_own_put(b);	/* two links of one inode: one bracket */
+		b = NULL;
+	} else if (a && b && a > b) {
+		struct ufs_inode *t = a;	/* lock order: by address */
+
+		a = b;
+		b = t;
+	}
+	if (a)
+		ufs_own_begin(a);
+	if (b)
+		ufs_own_begin(b);
+	r = renameat2(ufs_inode(parent)->fd, name, ufs_inode(newparent)->fd,
+		      newname, flags);
+	r = r < 0 ? errno : 0;
+	own_end_name(b);
+	own_end_name(a);
+	fuse_reply_err(req, r);
 }
 
 void ufs_statfs(fuse_req_t req, fuse_ino_t ino)

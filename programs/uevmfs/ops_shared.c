@@ -174,7 +174,9 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	out.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
+	ufs_own_begin(in);
 	n = fuse_buf_copy(&out, bufv, 0);
+	ufs_own_end(in);
 	shared_put(in, fh, n > 0);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
@@ -192,9 +194,29 @@ void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 		fuse_reply_err(req, -err);
 		return;
 	}
+	ufs_own_begin(in);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
+	ufs_own_end(in);
 	shared_put(in, fh, !err);
 	fuse_reply_err(req, err);
+}
+
+/* A truncation (ftruncate of the kernel's own open, O_TRUNC, truncate(2))
+ * is a write: through the inode's writer, as every other write here.  A
+ * separate open for writing would appraise content that is still being
+ * written, not yet relabelled. */
+int ufs_shared_truncate(fuse_req_t req, struct ufs_inode *in, off_t size)
+{
+	struct ufs_file *fh;
+	int err = shared_get(req, in, &fh);
+
+	if (err)
+		return err;
+	ufs_own_begin(in);
+	err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
+	ufs_own_end(in);
+	shared_put(in, fh, !err);
+	return err;
 }
 
 void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
@@ -290,6 +312,47 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
 	if (fh)
 		pthread_rwlock_unlock(&fh->lock);
+}
+
+/* ---- which policies fastopen can serve ---------------------------------------------- */
+
+/* A verdict reached at one caller's first READ serves every later caller:
+ * the kernel hands them its page cache without asking.  That is sound only
+ * when every caller gets the same actions for the same content. */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len)
+{
+	char *text = NULL, where[64];
+	size_t tlen = 0, i;
+	FILE *fp;
+
+	if (!ima_policy_depends_on_caller(p, &i))
+		return 0;
+	fp = open_memstream(&text, &tlen);
+	if (fp) {
+		ima_policy_rule_write(p, i, fp);
+		fclose(fp);
+	}
+	while (text && tlen && (text[tlen - 1] == '\n' || text[tlen - 1] == ' '))
+		text[--tlen] = '\0';
+	if (ima_policy_rule_line(p, i))
+		snprintf(where, sizeof(where), "policy line %u", ima_policy_rule_line(p, i));
+	else
+		snprintf(where, sizeof(where), "policy rule %zu", i + 1);
+	snprintf(why, len, "fastopen: %s: '%s' depends on the caller or on the "
+		 "file's owner (uid=, euid=, gid=, egid=, fowner=, fgroup=, subj_*, "
+		 "obj_*): with fastopen one caller's verdict would serve every "
+		 "caller; drop the condition or mount without fastopen",
+		 where, text ? text : "?");
+	free(text);
+	return -EPERM;
+}
+
+int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
+			   size_t len, const char **cause)
+{
+	(void)arg;
+	*cause = "caller-dependent-rule";
+	return ufs_shared_policy_check(p, why, len);
 }
 
 /* ---- when the rules change --------------------------------------------------------- */

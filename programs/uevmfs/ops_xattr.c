@@ -60,10 +60,12 @@ void ufs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	h.ev.xattr_value = value ? value : "";	/* set, even when empty */
 	h.ev.xattr_len = size;
 	err = integrity_inode_setxattr(ufs.sys, &h.ev);
+	ufs_own_begin(in);
 	if (!err)
 		err = do_setxattr(&h, in, name, h.ev.xattr_value, size, flags);
 	if (!err)
 		integrity_inode_post_setxattr(ufs.sys, &h.ev);
+	ufs_own_end(in);
 	ufs_hook_end(&h);
 	fuse_reply_err(req, -err);
 }
@@ -83,10 +85,12 @@ void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	}
 	h.ev.xattr_name = name;
 	err = integrity_inode_removexattr(ufs.sys, &h.ev);
+	ufs_own_begin(in);
 	if (!err)
 		err = do_removexattr(&h, in, name);
 	if (!err)
 		integrity_inode_post_removexattr(ufs.sys, &h.ev);
+	ufs_own_end(in);
 	ufs_hook_end(&h);
 	fuse_reply_err(req, -err);
 }

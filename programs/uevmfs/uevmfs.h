@@ -44,6 +44,11 @@ struct ufs_inode {
 	int pinned;			/* being flushed (dirty_lock) */
 	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
 	atomic_uint readers;		/* open files not open for writing */
+	/* While written through the mount (behind.c, own_lock): */
+	pthread_mutex_t own_lock;
+	unsigned int own_writers;	/* writers registered here */
+	bool own_foreign;		/* SOURCE changed behind the mount */
+	struct integrity_stamp own_stamp; /* the stamp our last change left */
 };
 
 struct ufs {
@@ -53,6 +58,8 @@ struct ufs {
 	char *source;			/* realpath of SOURCE */
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
+	bool over_source;		/* mounted over SOURCE itself */
+	bool dont_mask;			/* the caller's umask comes apart */
 	double timeout;			/* attribute and entry cache, seconds */
 	/* -o fastopen: no OPEN, FLUSH or RELEASE reach us; reads are
 	 * appraised at the first READ, writes relabelled after write_idle
@@ -113,6 +120,8 @@ int ufs_do_lookup(struct ufs_inode *parent, const char *name,
  * as a lookup would. */
 int ufs_enter_fd(int fd, struct fuse_entry_param *e);
 void ufs_forget_one(struct ufs_inode *in, uint64_t n);
+/* The known object (DEV, INO) with its lookup count raised, or NULL. */
+struct ufs_inode *ufs_inode_find(dev_t dev, ino_t ino);
 /* Every inode's read verdict dropped (fastopen); *OUT lists the regular
  * files' node ids, for the kernel to drop their pages.  Free it. */
 size_t ufs_table_unappraise(fuse_ino_t **out);
@@ -136,6 +145,8 @@ int ufs_open_mask(int flags);
  * the caller as owner), then back as the daemon. */
 void ufs_as_caller(fuse_req_t req);
 void ufs_as_daemon(void);
+/* The mode to create with, after ufs_as_caller. */
+mode_t ufs_create_mode(fuse_req_t req, mode_t mode);
 
 /* ops_node.c, ops_file.c, ops_xattr.c */
 extern const struct fuse_lowlevel_ops ufs_ops;
@@ -202,12 +213,37 @@ void ufs_file_unregister(struct ufs_file *fh);
 int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
+/* May fastopen serve policy P (no rule depends on the caller)?  0, or
+ * -EPERM with the rule and the reason in WHY. */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);
+/* The same, as the control tree's veto on ima/policy writes. */
+int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
+			   size_t len, const char **cause);
 void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off);
 void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 		      struct fuse_bufvec *bufv, off_t off);
 void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync);
+int ufs_shared_truncate(fuse_req_t req, struct ufs_inode *in, off_t size);
 void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 			  off_t offset, off_t length);
+
+/* links.c: may the caller follow the link IN, whose text is TARGET?
+ * 0, or -EACCES (audited) for a target that leads to SOURCE itself. */
+int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target);
+
+/* behind.c: only content that came through the mount is relabelled.
+ * A writer registered (own_add); every change made through the mount
+ * between ufs_own_begin and ufs_own_end; a writer's close through
+ * ufs_own_free (integrity_file_free of H, refused when SOURCE changed
+ * behind the mount meanwhile; H NULL: the file cannot be reached). */
+void ufs_own_add(struct ufs_inode *in);
+void ufs_own_begin(struct ufs_inode *in);
+void ufs_own_end(struct ufs_inode *in);
+void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in);
+/* The regular file NAME in DIR if the kernel knows it (a reference:
+ * ufs_own_put), or NULL. */
+struct ufs_inode *ufs_own_by_name(struct ufs_inode *dir, const char *name);
+void ufs_own_put(struct ufs_inode *in);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

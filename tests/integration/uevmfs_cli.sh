@@ -24,7 +24,7 @@ chmod 755 "$S/prog"
 "$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
 
 # ---- uevm mount -------------------------------------------------------------------
-expect_match "uevm mount --help shows the usage" 'SOURCE MOUNTPOINT' "$("$UEVM" mount --help)"
+expect_match "uevm mount --help shows the usage" 'SOURCE \[MOUNTPOINT\]' "$("$UEVM" mount --help)"
 expect_rc "uevm mount without arguments: usage error" 2 "$UEVM" mount
 UFS_MOUNTS+=("$M" "$T/sec")
 out=$("$UEVM" mount "$S" "$M" --hmac-key "$KEY" -o "ml=$T/ml,securityfs=$T/sec,nosyslog" 2>&1)

@@ -826,8 +826,50 @@ static void test_hook_names(void)
 	      ima_hook_by_name("POST_SETATTR") == -1);
 }
 
+/* A verdict may be shared between callers only without rules on the
+ * caller or the file's owner (uevmfs -o fastopen). */
+static void test_depends_on_caller(void)
+{
+	static const struct { const char *text; bool dep; size_t rule; } cases[] = {
+		{ "appraise\nmeasure func=BPRM_CHECK mask=MAY_EXEC\n", false, 0 },
+		{ "dont_appraise fsmagic=0x9fa0\nappraise func=FILE_CHECK euid=0\n", true, 1 },
+		{ "measure func=FILE_CHECK mask=^MAY_READ uid=0\n", true, 0 },
+		{ "appraise gid=100\n", true, 0 },
+		{ "appraise egid>100\n", true, 0 },
+		{ "appraise fowner=0\n", true, 0 },
+		{ "appraise fgroup<1000\n", true, 0 },
+		{ "measure subj_type=init_t\n", true, 0 },
+		{ "appraise fsuuid=6a1c2e4f-0000-4000-8000-000000000000 fsname=ext4\n", false, 0 },
+	};
+	struct ima_policy *p = NULL;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t rule = 99;
+		char label[160];
+
+		snprintf(label, sizeof(label), "depends_on_caller: %.60s", cases[i].text);
+		for (char *c = label; *c; c++)
+			if (*c == '\n')
+				*c = ';';
+		p = NULL;
+		if (ima_policy_parse(cases[i].text, strlen(cases[i].text), &p)) {
+			CHECK(label, 0);
+			continue;
+		}
+		CHECK(label, ima_policy_depends_on_caller(p, &rule) == cases[i].dep &&
+		      (!cases[i].dep || rule == cases[i].rule));
+		ima_policy_free(p);
+	}
+	CHECK("depends_on_caller: no policy", !ima_policy_depends_on_caller(NULL, NULL));
+	if (!ima_policy_builtin("tcb", &p)) {
+		CHECK("depends_on_caller: tcb (uid=0 rules)", ima_policy_depends_on_caller(p, NULL));
+		ima_policy_free(p);
+	}
+}
+
 int main(void)
 {
+	test_depends_on_caller();
 	test_hook_names();
 	test_documented_examples();
 	test_builtins();
