@@ -178,7 +178,11 @@ expect_eq "violation: reference replay of PCR 11 = TPM" \
 	"$(awk '$1 == "pcr" && $2 == "sha256" && $3 == "11" { print $4 }' <<<"$ref")" "$(tpm_pcr sha256 11)"
 check "evmctl --ignore-violations accepts the list with a violation" \
 	evmctl_accepts "$V" --ignore-violations
-expect_rc "uevm verify accepts the list with a violation" 0 "$UEVM" measurements verify --tcti "$TCTI" "$V"
+# That list's IMA PCR is 11 (PCR 10 holds the first list): --pcr says so.
+expect_rc "uevm verify --pcr 11 accepts the list with a violation" 0 \
+	"$UEVM" measurements verify --pcr 11 --tcti "$TCTI" "$V"
+expect_rc "uevm verify refuses it as a PCR 10 list (PCR 10 not covered)" 1 \
+	"$UEVM" measurements verify --tcti "$TCTI" "$V"
 
 # A list that does not describe the TPM is refused on reopen.
 tpm2_pcrextend -T "$TCTI" "11:sha1=$(printf x | sha1sum | cut -c1-40),sha256=$(printf x | sha256sum | cut -c1-64)"
