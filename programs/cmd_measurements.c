@@ -695,7 +695,7 @@ out:
 static const char *const state_names[] = {
 	[IMA_ML_CREATED] = "created",
 	[IMA_ML_RESUMED] = "resumed",
-	[IMA_ML_COMPLETED] = "resumed; the last entry's extend was completed",
+	[IMA_ML_DROPPED] = "resumed without unproven entries at its end",
 	[IMA_ML_ROTATED] = "the TPM was reset: old list moved to .prev, new list created",
 };
 
@@ -710,19 +710,23 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		{ "violation", required_argument, NULL, 'V' },
 		{ "rotate-stale", no_argument, NULL, 'R' },
 		{ "no-sync", no_argument, NULL, 'S' },
+		{ "hmac-key", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct add_opts o = { .algo = UEVM_HASH_SHA256 };
+	struct common_opts key_opts;
+	struct uevm_ctx *ctx = NULL;
 	struct ima_ml_config cfg;
 	struct ima_measurements *ml;
-	const char *tmpl = NULL, **violations = NULL;
+	const char *tmpl = NULL, **violations = NULL, *warning;
 	int nviol = 0, pcr = -1, errors = 0, c, ret;
 	char *end;
 	long v;
 
 	ima_ml_config_init(&cfg);
+	common_opts_init(&key_opts);
 	cfg.tcti = getenv("UEVM_TCTI");
 	if (cfg.tcti && (!*cfg.tcti || !strcmp(cfg.tcti, "none")))
 		cfg.tcti = NULL;
@@ -775,6 +779,9 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		case 'S':
 			cfg.no_sync = true;
 			break;
+		case 'k':
+			key_opts.key_spec = optarg;
+			break;
 		case 'v':
 			o.verbose = true;
 			break;
@@ -793,13 +800,23 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		free(violations);
 		return EXIT_USAGE;
 	}
+	/* The key protects a list with software PCRs (its MAC record). */
+	if (key_opts.key_spec && common_ctx(&key_opts, true, &ctx)) {
+		free(violations);
+		return EXIT_ERROR;
+	}
+	cfg.evm_ctx = ctx;
 	uevm_clear_last_error();
 	ret = ima_ml_open(&cfg, &ml);
+	uevm_ctx_free(ctx);
 	if (ret) {
 		error_msg("%s", uevm_last_error());
 		free(violations);
 		return EXIT_ERROR;
 	}
+	warning = ima_ml_open_warning(ml);
+	if (warning)
+		error_msg("warning: %s", warning);
 	if (o.verbose) {
 		fput_path(stdout, cfg.path);
 		printf(": %s (%zu entries%s)\n", state_names[ima_ml_open_state(ml)],
