@@ -27,6 +27,7 @@
 #include "ima_ml_private.h"
 
 #define IMA_HASH_BITS	10
+#define DROP_MAX	64	/* unproven trailing entries dropped, at most */
 #define IMA_HTABLE_SIZE	(1u << IMA_HASH_BITS)
 
 struct ima_queue_entry {
@@ -698,6 +699,14 @@ static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
 
 	if (n < 0)
 		return (int)n;
+	/* An add cut short leaves one entry (a few if record writes failed):
+	 * a long tail was written by someone else, and each violation costs
+	 * a synchronous append. */
+	if (ml->ndropped > DROP_MAX)
+		return uevm_err(EBADMSG, "%s: %zu entries at the end are not proven "
+				"by %s: far more than an add cut short leaves; "
+				"the list was changed", ml->path, ml->ndropped,
+				ml->tpm ? "the TPM" : "its MAC record");
 	ret = cut_file(ml, proven);
 	if (ret)
 		return ret;

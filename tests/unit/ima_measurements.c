@@ -429,6 +429,18 @@ static void test_mac_list(const char *dir)
 	      ret == 0 && ima_ml_open_state(ml) == IMA_ML_RESUMED &&
 	      ima_ml_count(ml) == 404 && !ima_ml_open_warning(ml));
 	ima_ml_close(ml);
+	{
+		/* A long unproven tail is no add cut short: refused whole. */
+		FILE *fp = fopen(path, "ab");
+
+		for (int i = 0; fp && i < 65; i++)
+			fwrite(file + e1, 1, e2, fp);
+		if (fp)
+			fclose(fp);
+		ret = reopen(&cfg, ctx);
+		CHECK("mac: 65 entries appended: refused, not 65 violations",
+		      ret == -EBADMSG && strstr(uevm_last_error(), "65 entries"));
+	}
 	free(ed);
 	free(file);
 	free(mac);
