@@ -4,8 +4,10 @@
  * the owner ever sees software PCRs, so without this an offline edit of the
  * list file (an entry deleted, entries reordered, the list cut short) would
  * simply be resumed.  The record LIST.mac holds the number of entries and
- * bytes it covers and HMAC-SHA256 over them, the SHA-256 of those bytes and
- * the software PCRs they replay to.  Its key is derived from the EVM HMAC
+ * bytes it covers and HMAC-SHA256 over them, the SHA-256 of those bytes,
+ * the software PCRs they replay to and the list's absolute path (so that
+ * two lists kept with one key, e.g. uevmfs's per mount point, cannot be
+ * swapped).  Its key is derived from the EVM HMAC
  * key (never the key itself), so an attacker without the key cannot write
  * a record for a list of their own.  What a MAC cannot tell apart is an
  * older list with its older record (a rollback): the record has no
@@ -33,6 +35,7 @@
 
 struct ima_ml_mac {
 	char *path;		/* LIST.mac */
+	uint8_t where[32];	/* SHA-256 of the list's absolute path */
 	int fd;			/* -1 until the first record is written */
 	uint8_t *key;		/* MAC_SIZE bytes of secure memory */
 	EVP_MD_CTX *list_md;	/* SHA-256 of the list's bytes so far */
@@ -74,21 +77,23 @@ static void encode_header(uint8_t hdr[HDR_SIZE], uint64_t count, uint64_t size)
 }
 
 /*
- * HMAC-SHA256 over the header, the digest of the list's first SIZE bytes
- * and both software banks (mask and all PCRs) after them.
+ * HMAC-SHA256 over the header, the digest of the list's first SIZE bytes,
+ * the digest of its path and both software banks (mask and all PCRs)
+ * after those bytes.
  */
 static int mac_compute(const struct ima_ml_mac *m, uint64_t count, uint64_t size,
 		       const uint8_t list_digest[32], const struct ima_ml_replay *banks[2],
 		       uint8_t out[MAC_SIZE])
 {
-	uint8_t in[HDR_SIZE + 32 + 2 * (4 + IMA_ML_NUM_PCRS * UEVM_MAX_DIGEST_SIZE)];
+	uint8_t in[HDR_SIZE + 64 + 2 * (4 + IMA_ML_NUM_PCRS * UEVM_MAX_DIGEST_SIZE)];
 	unsigned int outlen = 0;
 	size_t n = HDR_SIZE;
 	bool ok;
 
 	encode_header(in, count, size);
 	memcpy(in + n, list_digest, 32);
-	n += 32;
+	memcpy(in + n + 32, m->where, 32);
+	n += 64;
 	for (int b = 0; b < 2; b++) {
 		unsigned int ds = uevm_hash_algo_digest_size(banks[b]->algo);
 
@@ -168,6 +173,20 @@ static int derive_key(const struct uevm_key *key, uint8_t *out)
 	return 0;
 }
 
+/* The list (it exists: its owner opened it) by its absolute path. */
+static int bind_path(struct ima_ml_mac *m, const char *list_path)
+{
+	char *abs = realpath(list_path, NULL);
+	int ret = 0;
+
+	if (!abs)
+		return uevm_err(errno, "%s: %s", list_path, strerror(errno));
+	if (uevm_hash_buffer(UEVM_HASH_SHA256, abs, strlen(abs), m->where))
+		ret = uevm_err(EIO, "%s: cannot hash its path", list_path);
+	free(abs);
+	return ret;
+}
+
 int ima_ml_mac_open(const struct uevm_key *key, const char *list_path,
 		    struct ima_ml_mac **out)
 {
@@ -205,6 +224,8 @@ int ima_ml_mac_open(const struct uevm_key *key, const char *list_path,
 		goto fail;
 	}
 	ret = derive_key(key, m->key);
+	if (!ret)
+		ret = bind_path(m, list_path);
 	if (!ret)
 		ret = ima_ml_mac_reset(m, NULL, 0);
 	if (ret)
@@ -255,7 +276,8 @@ static int mismatch(const char *list_path, const struct ima_ml_mac *m)
 {
 	return uevm_err(EBADMSG, "%s: the list does not match its MAC record %s: "
 			"it was changed offline (an entry edited, deleted or "
-			"reordered), or the key is not the one it was kept with",
+			"reordered), or moved from another path, or the key is "
+			"not the one it was kept with",
 			list_path, m->path);
 }
 

@@ -40,62 +40,84 @@ out=$(add --list "$L" 2>&1)
 expect_match "an unchanged list resumes" 'resumed \(5 entries, software PCRs\)' "$out"
 check "  without a warning" eval '! grep -qi warning <<<"$out"'
 
-# attack NAME EDIT...: edit a copy of the list (and its MAC record) offline,
-# then resume it; the output goes to $out, the status to $rc.
+# attack EDIT...: edit the list (and its MAC record) offline in place, then
+# resume it; the output goes to $out, the status to $rc.  restore puts the
+# list and its record back as they were.
+cp "$L" "$T/saved.bin"
+cp "$L.mac" "$T/saved.mac"
 attack() {
-	local name=$1; shift
-	A=$T/attack-$name.bin
-	cp "$L" "$A"
-	cp "$L.mac" "$A.mac"
 	"$@"
-	out=$(add --list "$A" 2>&1)
+	out=$(add --list "$L" 2>&1)
 	rc=$?
 }
-attack deleted $EDIT "$T/attack-deleted.bin" delete 3
+restore() {
+	cp "$T/saved.bin" "$L"
+	cp "$T/saved.mac" "$L.mac"
+}
+attack $EDIT "$L" delete 3
 expect_eq "an entry deleted offline: refused (exit 2)" 2 "$rc"
 expect_match "  the message names the list and its MAC record" \
-	"$A: .*shorter than its MAC record $A.mac says .*entries were removed" "$out"
-expect_eq "  the list file is left as the attacker left it" 4 "$($EDIT "$A" count)"
-attack swapped $EDIT "$T/attack-swapped.bin" swap 2 3
+	"$L: the list is shorter than its MAC record $L.mac says .*entries were removed" "$out"
+expect_eq "  the list file is left as the attacker left it" 4 "$($EDIT "$L" count)"
+restore
+attack $EDIT "$L" swap 2 3
 expect_eq "two entries of PCR 10 swapped: refused" 2 "$rc"
-expect_match "  names the list" "$A: .*does not match its MAC record" "$out"
-attack swapped-pcrs $EDIT "$T/attack-swapped-pcrs.bin" swap 4 5
+expect_match "  names the list" "$L: the list does not match its MAC record $L.mac" "$out"
+restore
+attack $EDIT "$L" swap 4 5
 expect_eq "an entry of PCR 11 moved after one of PCR 10 (same PCR values): refused" 2 "$rc"
-attack truncated $EDIT "$T/attack-truncated.bin" keep 3
+restore
+attack $EDIT "$L" keep 3
 expect_eq "the list truncated to its first 3 entries: refused" 2 "$rc"
-expect_match "  says entries were removed" "$A: .*shorter than its MAC record .*5 entries" "$out"
-attack emptied eval ': >"$T/attack-emptied.bin"'
+expect_match "  says entries were removed" "$L: .*shorter than its MAC record .*5 entries" "$out"
+restore
+attack eval ': >"$L"'
 expect_eq "the list emptied: refused" 2 "$rc"
-attack removed eval 'rm -f "$T/attack-removed.bin"'
+restore
+attack rm -f "$L"
 expect_eq "the list removed, its MAC record left: refused" 2 "$rc"
-attack nomac eval 'rm "$T/attack-nomac.bin.mac"'
+restore
+attack rm "$L.mac"
 expect_eq "the MAC record removed: refused" 2 "$rc"
-expect_match "  says the record is missing" "$A: no MAC record $A.mac" "$out"
-attack badmac eval 'printf "\x01" | dd of="$T/attack-badmac.bin.mac" bs=1 seek=40 conv=notrunc status=none'
+expect_match "  says the record is missing" "$L: no MAC record $L.mac" "$out"
+restore
+attack eval 'printf "\x01" | dd of="$L.mac" bs=1 seek=40 conv=notrunc status=none'
 expect_eq "the MAC record damaged: refused" 2 "$rc"
-attack rekeyed true
-out=$("$UEVM" measurements add --hmac-key "$T/otherkey" --list "$A" 2>&1)
+restore
+out=$("$UEVM" measurements add --hmac-key "$T/otherkey" --list "$L" 2>&1)
 expect_eq "another key: refused" 2 "$?"
 expect_match "  says the key may not be the one" "does not match its MAC record.*key" "$out"
-out=$("$UEVM" measurements add --list "$A" 2>&1)
+out=$("$UEVM" measurements add --list "$L" 2>&1)
 expect_eq "no key for a list with a MAC record: refused" 2 "$?"
-expect_match "  says a key is needed" "$A: .*MAC record.*key" "$out"
+expect_match "  says a key is needed" "$L: .*MAC record.*key" "$out"
+# Two lists kept with one key (uevmfs keeps one per mount point) swapped.
+L2=$T/sw2.bin
+add --list "$L2" "$T/f5" >/dev/null
+mv "$L" "$T/swap.bin"; mv "$L.mac" "$T/swap.bin.mac"
+mv "$L2" "$L"; mv "$L2.mac" "$L.mac"
+mv "$T/swap.bin" "$L2"; mv "$T/swap.bin.mac" "$L2.mac"
+out=$(add --list "$L" 2>&1)
+expect_eq "two lists swapped with their records: refused" 2 "$?"
+expect_match "  the message says it may come from another path" \
+	"$L: the list does not match its MAC record.*moved from another path" "$out"
+restore
+out=$(add --list "$L" 2>&1)
+expect_match "restored: the list resumes" 'resumed \(5 entries, software PCRs\)' "$out"
 # Two appended entries (written with software PCRs and no key on another
 # copy): not proven by the record, dropped; each becomes a violation.
 cp "$L" "$T/forger.bin"
 "$UEVM" measurements add --list "$T/forger.bin" "$T/f5" 2>/dev/null
 "$UEVM" measurements add --list "$T/forger.bin" --violation /forged/violation 2>/dev/null
-attack appended eval '$EDIT "$T/attack-appended.bin" append "$T/forger.bin" 6 &&
-	$EDIT "$T/attack-appended.bin" append "$T/forger.bin" 7'
+attack eval '$EDIT "$L" append "$T/forger.bin" 6 && $EDIT "$L" append "$T/forger.bin" 7'
 expect_eq "two entries appended offline: resumed without them (exit 0)" 0 "$rc"
 expect_match "  a warning names the list and the dropped entries" \
-	"warning: $A: 2 entries at the end .*not proven.*dropped" "$out"
-shown=$("$UEVM" measurements show "$A")
+	"warning: $L: 2 entries at the end were not proven by its MAC record $L.mac .*dropped" "$out"
+shown=$("$UEVM" measurements show "$L")
 check "  the appended file is no longer listed with its digest" \
 	eval '! grep -q "$(sha256sum "$T/f5" | cut -c1-64)" <<<"$shown"'
 expect_match "  a violation names it instead" "^10 0{40} ima-ng sha256:0{64} $T/f5\$" "$shown"
-expect_eq "  7 entries: the 5 proven ones and 2 violations" 7 "$($EDIT "$A" count)"
-out=$(add --list "$A" 2>&1)
+expect_eq "  7 entries: the 5 proven ones and 2 violations" 7 "$($EDIT "$L" count)"
+out=$(add --list "$L" 2>&1)
 expect_match "  the list then resumes as it is" 'resumed \(7 entries' "$out"
 
 # Without a key: said at start.
