@@ -214,12 +214,16 @@ static int setup_measurements(void)
 	mc.tcti = D->cfg.tcti;
 	mc.no_sync = !D->cfg.ml_sync;
 	mc.rotate_stale = D->cfg.ml_rotate_stale;
+	mc.evm_ctx = integrity_sys_ctx(D->sys);	/* its key MACs the list */
 	ret = ima_ml_open(&mc, &D->ml);
 	if (ret) {
 		ulog(LOG_ERR, "measurement list%s%s: %s", mc.path ? " " : "",
 		     mc.path ? mc.path : "", uevm_last_error());
 		return ret;
 	}
+	if (ima_ml_open_warning(D->ml))
+		ulog(LOG_WARNING, "warning: measurement list %s",
+		     ima_ml_open_warning(D->ml));
 	integrity_sys_set_measurements(D->sys, D->ml);
 	return 0;
 }

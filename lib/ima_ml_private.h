@@ -43,8 +43,9 @@ int ima_hash(int algo, const void *buf, size_t len, uint8_t *out);
 /* ---- parsing and replay (ima_ml_parse.c, ima_ml_ascii.c) ---- */
 
 /* Like ima_ml_parse_binary, but FN owns (and must free) each entry, and
- * GOOD_LEN gets the end of the last complete entry.  A list cut short
- * inside an entry gives -ENODATA. */
+ * GOOD_LEN gets the end of the last complete entry (updated after FN
+ * returns, so that FN finds there where its own entry starts).  A list
+ * cut short inside an entry gives -ENODATA. */
 typedef int (*ima_ml_parse_owned_fn)(struct ima_template_entry *e,
 				     size_t index, bool digest_ok, void *arg);
 long ima_ml_parse_owned(const uint8_t *buf, size_t len, int digest_algo,
@@ -70,6 +71,28 @@ void ima_ml_desc_free_owned(struct ima_template_desc *d);
 /* Extend R's bank with one entry. */
 int ima_replay_extend(struct ima_ml_replay *r, const struct ima_template_entry *e,
 		      bool padded_sha1, bool digest_ok);
+
+/* ---- the MAC record of a software-PCR list (ima_ml_mac.c) ---- */
+
+struct ima_ml_mac;
+/* KEY: the EVM HMAC key, or NULL: then *OUT stays NULL, and a list that
+ * has a record is refused (it could not be kept up to date). */
+int ima_ml_mac_open(const struct uevm_key *key, const char *list_path,
+		    struct ima_ml_mac **out);
+void ima_ml_mac_free(struct ima_ml_mac *m);
+/* Check the record against the list's LEN bytes at BUF: *PROVEN gets the
+ * bytes it covers (0 for a new list without a record); -EBADMSG naming the
+ * list when entries were removed, changed or reordered, or the record is
+ * missing.  The running digest then covers BUF[0:*PROVEN]. */
+int ima_ml_mac_check(struct ima_ml_mac *m, const char *list_path,
+		     const uint8_t *buf, size_t len, size_t *proven);
+/* The running digest: restart it over BUF, or feed it appended bytes. */
+int ima_ml_mac_reset(struct ima_ml_mac *m, const uint8_t *buf, size_t len);
+int ima_ml_mac_update(struct ima_ml_mac *m, const void *bytes, size_t len);
+/* Write the record for COUNT entries, SIZE bytes and the software banks. */
+int ima_ml_mac_write(struct ima_ml_mac *m, uint64_t count, uint64_t size,
+		     const struct ima_ml_replay *sha1,
+		     const struct ima_ml_replay *sha256, bool sync);
 
 /* ---- TPM 2.0 access (ima_tpm.c); calls are serialised by the caller ---- */
 

@@ -11,6 +11,10 @@
  * entry itself is built and hashed before, without it.  Readers walk the
  * list without the mutex: entries are only ever appended, and published
  * with release stores after they are complete.
+ *
+ * What a reopened file is taken back for: the TPM proves it, or with
+ * software PCRs a MAC record under a key derived from the EVM key
+ * (ima_ml_mac.c); entries past what either proves are never trusted.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,6 +27,7 @@
 #include "ima_ml_private.h"
 
 #define IMA_HASH_BITS	10
+#define DROP_MAX	64	/* unproven trailing entries dropped, at most */
 #define IMA_HTABLE_SIZE	(1u << IMA_HASH_BITS)
 
 struct ima_queue_entry {
@@ -48,9 +53,17 @@ struct ima_measurements {
 	struct ima_queue_entry *htable[IMA_HTABLE_SIZE];
 	struct ima_ml_replay sw[SW_BANKS];
 	struct ima_tpm *tpm;
+	struct ima_ml_mac *mac;		/* software PCRs with a key */
 	int fd;				/* the list's file, or -1 */
 	off_t file_size;
 	enum ima_ml_open_state state;
+	char warning[768];		/* for ima_ml_open_warning */
+	/* Entries dropped at open, recorded as violations once it is done. */
+	struct dropped_entry {
+		char *name;
+		int pcr;
+	} *dropped;
+	size_t ndropped;
 };
 
 UEVM_EXPORT void ima_ml_config_init(struct ima_ml_config *cfg)
@@ -151,6 +164,8 @@ static int persist_entry(struct ima_measurements *ml,
 		ret = write_all(ml->fd, buf, len);
 		if (!ret && !ml->cfg.no_sync && fdatasync(ml->fd))
 			ret = -errno;
+		if (!ret && ml->mac)
+			ret = ima_ml_mac_update(ml->mac, buf, len);
 		if (ret) {
 			/* Leave no torn entry behind for the next open. */
 			if (ftruncate(ml->fd, ml->file_size))
@@ -166,6 +181,18 @@ static int persist_entry(struct ima_measurements *ml,
 	}
 	free(buf);
 	return ret;
+}
+
+/* The MAC record for the list as it is now; after the entry it covers is
+ * on disk, so that it never covers more than the file holds. */
+static int write_mac(struct ima_measurements *ml)
+{
+	int ret = ima_ml_mac_write(ml->mac, ima_ml_count(ml), (uint64_t)ml->file_size,
+				   &ml->sw[SW_SHA1], &ml->sw[SW_SHA256],
+				   !ml->cfg.no_sync);
+
+	/* Listed but not covered: as a failed TPM extend. */
+	return ret ? -EIO : 0;
 }
 
 /* Add a built entry (takes ownership): 0 added, 1 duplicate, -errno. */
@@ -189,6 +216,8 @@ static int add_template_entry(struct ima_measurements *ml,
 	ret = link_entry(ml, e);
 	if (!ret && ml->tpm)
 		ret = ima_tpm_extend(ml->tpm, pcr, e);
+	if (!ret && ml->mac)
+		ret = write_mac(ml);
 	pthread_mutex_unlock(&ml->lock);
 	return ret;
 }
@@ -292,6 +321,11 @@ UEVM_EXPORT enum ima_ml_open_state ima_ml_open_state(const struct ima_measuremen
 	return ml->state;
 }
 
+UEVM_EXPORT const char *ima_ml_open_warning(const struct ima_measurements *ml)
+{
+	return ml->warning[0] ? ml->warning : NULL;
+}
+
 UEVM_EXPORT int ima_ml_for_each(struct ima_measurements *ml,
 				int (*fn)(const struct ima_template_entry *e, void *arg),
 				void *arg)
@@ -331,6 +365,15 @@ UEVM_EXPORT int ima_ml_pcr_read(struct ima_measurements *ml, int pcr, int algo,
 
 /* ---- open, reload, close ------------------------------------------------------ */
 
+static void free_dropped(struct ima_measurements *ml)
+{
+	for (size_t i = 0; i < ml->ndropped; i++)
+		free(ml->dropped[i].name);
+	free(ml->dropped);
+	ml->dropped = NULL;
+	ml->ndropped = 0;
+}
+
 static void free_entries(struct ima_measurements *ml)
 {
 	struct ima_queue_entry *qe = atomic_load(&ml->head);
@@ -356,6 +399,8 @@ UEVM_EXPORT void ima_ml_close(struct ima_measurements *ml)
 	if (!ml)
 		return;
 	free_entries(ml);
+	free_dropped(ml);
+	ima_ml_mac_free(ml->mac);
 	ima_tpm_close(ml->tpm);
 	if (ml->fd >= 0)
 		close(ml->fd);	/* also drops the lock */
@@ -426,40 +471,39 @@ static int read_file(struct ima_measurements *ml, uint8_t **buf)
 	return 0;
 }
 
+struct load_args {
+	struct ima_measurements *ml;
+	const size_t *good;	/* ima_ml_parse_owned's GOOD_LEN */
+	size_t last;		/* where the last entry linked starts */
+};
+
 static int load_one(struct ima_template_entry *e, size_t index, bool ok, void *arg)
 {
-	struct ima_measurements *ml = arg;
+	struct load_args *a = arg;
 
 	if (!ok) {
 		ima_template_entry_free(e);
 		return uevm_err(EBADMSG, "%s: entry %zu: the template digest does "
-				"not match its data", ml->path, index + 1);
+				"not match its data", a->ml->path, index + 1);
 	}
-	return link_entry(ml, e);
+	a->last = *a->good;
+	return link_entry(a->ml, e);
 }
 
-/* Reload the file's entries; a torn last entry is cut off. */
-static int load_file(struct ima_measurements *ml)
+/*
+ * Link the entries of BUF[0:LEN].  *KEEP: the end of the last complete one
+ * (a torn last entry, from a crash during a write, is left out); *LAST:
+ * where that entry starts.
+ */
+static int load_entries(struct ima_measurements *ml, const uint8_t *buf,
+			size_t len, size_t *keep, size_t *last)
 {
-	uint8_t *buf;
-	size_t good = 0;
-	long n;
-	int ret = read_file(ml, &buf);
+	struct load_args a = { ml, keep, 0 };
+	long n = ima_ml_parse_owned(buf, len, UEVM_HASH_SHA1, load_one, &a, keep);
 
-	if (ret) {
-		free(buf);
-		return ret;
-	}
-	n = ima_ml_parse_owned(buf, (size_t)ml->file_size, UEVM_HASH_SHA1,
-			       load_one, ml, &good);
-	free(buf);
-	if (n == -ENODATA) {
-		if (ftruncate(ml->fd, (off_t)good))
-			return uevm_err(errno, "%s: cannot cut off a torn last "
-					"entry: %s", ml->path, strerror(errno));
-		ml->file_size = (off_t)good;
+	if (n == -ENODATA)
 		n = 0;
-	}
+	*last = a.last;
 	if (n < 0 && strncmp(uevm_last_error(), ml->path, strlen(ml->path))) {
 		char why[384];
 
@@ -468,6 +512,17 @@ static int load_file(struct ima_measurements *ml)
 		return uevm_err((int)-n, "%s: %s", ml->path, why);
 	}
 	return n < 0 ? (int)n : 0;
+}
+
+/* Cut the file back to its first LEN bytes. */
+static int cut_file(struct ima_measurements *ml, size_t len)
+{
+	if (ftruncate(ml->fd, (off_t)len) ||
+	    (!ml->cfg.no_sync && fdatasync(ml->fd)))
+		return uevm_err(errno, "%s: cannot cut the list back to %zu bytes: %s",
+				ml->path, len, strerror(errno));
+	ml->file_size = (off_t)len;
+	return 0;
 }
 
 /* Replay the first N entries into bank ALGO. */
@@ -549,10 +604,16 @@ static int rotate_file(struct ima_measurements *ml)
 }
 
 /*
- * A reopened list and the TPM: the file is appended to before the TPM is
- * extended, so the TPM may lack at most the last entry (an add cut short).
+ * A reopened list and the TPM.  An entry is appended to the file, then
+ * extended, and only then is the open it measures answered; so the TPM may
+ * lack at most the last entry, whose open was never answered (or was, after
+ * a failed extend, when the TPM never saw it either).  Such an entry is
+ * not completed: an offline attacker can append an entry of their choice
+ * to the file, and nothing tells it from an add cut short.  *PROVEN gets
+ * the bytes the TPM vouches for (KEEP, or LAST without the last entry).
  */
-static int reconcile_tpm(struct ima_measurements *ml)
+static int reconcile_tpm(struct ima_measurements *ml, size_t keep, size_t last,
+			 size_t *proven)
 {
 	size_t n = ima_ml_count(ml);
 	char why[96] = "", why0[96];
@@ -562,15 +623,15 @@ static int reconcile_tpm(struct ima_measurements *ml)
 	if (ret < 0)
 		return ret;
 	if (ret) {
-		ml->state = IMA_ML_RESUMED;
+		*proven = keep;
 		return 0;
 	}
 	ret = tpm_matches(ml, n - 1, why0, sizeof(why0));
 	if (ret < 0)
 		return ret;
 	if (ret) {
-		ml->state = IMA_ML_COMPLETED;
-		return ima_tpm_extend(ml->tpm, ml->tail->entry->pcr, ml->tail->entry);
+		*proven = last;
+		return 0;
 	}
 	if (ml->cfg.rotate_stale) {
 		ret = tpm_matches(ml, 0, why0, sizeof(why0));
@@ -587,6 +648,145 @@ static int reconcile_tpm(struct ima_measurements *ml)
 	return uevm_err(EBADMSG, "%s does not describe the TPM: %s differs from "
 			"the list's replay (the TPM was reset or the list was "
 			"changed)", ml->path, why);
+}
+
+/* The name an entry records ('n-ng' or 'n'), for its violation. */
+static char *entry_event_name(const struct ima_template_entry *e)
+{
+	for (int i = 0; i < ima_entry_num_fields(e); i++) {
+		const char *id = ima_entry_field_id(e, i);
+		const struct ima_field_data *f = ima_entry_field(e, i);
+
+		if (!strcmp(id, "n-ng") || !strcmp(id, "n"))
+			return strndup((const char *)f->data, f->len);
+	}
+	return strdup("(an entry of an unknown template)");
+}
+
+static int note_dropped(struct ima_template_entry *e, size_t index, bool ok,
+			void *arg)
+{
+	struct ima_measurements *ml = arg;
+	struct dropped_entry *d = realloc(ml->dropped,
+					  (ml->ndropped + 1) * sizeof(*d));
+	char *name = d ? entry_event_name(e) : NULL;
+	int pcr = e->pcr;
+
+	(void)index;
+	(void)ok;
+	ima_template_entry_free(e);
+	if (d)
+		ml->dropped = d;
+	if (!name)
+		return uevm_err(ENOMEM, "out of memory");
+	d[ml->ndropped].name = name;
+	d[ml->ndropped++].pcr = pcr;
+	return 0;
+}
+
+/*
+ * Take the list back without its entries past PROVEN (up to KEEP), which
+ * nothing vouches for: cut them from the file, keep their names for the
+ * violations ima_ml_open records, and say so.
+ */
+static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
+		     size_t proven, size_t keep)
+{
+	size_t k, l;
+	long n = ima_ml_parse_owned(buf + proven, keep - proven, UEVM_HASH_SHA1,
+				    note_dropped, ml, NULL);
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	/* An add cut short leaves one entry (a few if record writes failed):
+	 * a long tail was written by someone else, and each violation costs
+	 * a synchronous append. */
+	if (ml->ndropped > DROP_MAX)
+		return uevm_err(EBADMSG, "%s: %zu entries at the end are not proven "
+				"by %s: far more than an add cut short leaves; "
+				"the list was changed", ml->path, ml->ndropped,
+				ml->tpm ? "the TPM" : "its MAC record");
+	ret = cut_file(ml, proven);
+	if (ret)
+		return ret;
+	free_entries(ml);
+	ret = load_entries(ml, buf, proven, &k, &l);
+	if (ret)
+		return ret;
+	snprintf(ml->warning, sizeof(ml->warning),
+		 "%s: %zu %s at the end %s not proven by %s%s%s (an add cut "
+		 "short, or written offline): dropped, and recorded as %s",
+		 ml->path, ml->ndropped, ml->ndropped == 1 ? "entry" : "entries",
+		 ml->ndropped == 1 ? "was" : "were",
+		 ml->tpm ? "the TPM" : "its MAC record ", ml->tpm ? "" : ml->path,
+		 ml->tpm ? "" : ".mac",
+		 ml->ndropped == 1 ? "a violation" : "violations");
+	return 0;
+}
+
+/* Record each dropped entry as a violation: its PCR can no longer be
+ * trusted to say whether that file was opened. */
+static int add_dropped_violations(struct ima_measurements *ml)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < ml->ndropped && !ret; i++) {
+		ret = ima_ml_add_violation(ml, ml->dropped[i].name, NULL,
+					   ml->dropped[i].pcr);
+		ret = ret < 0 ? ret : 0;
+	}
+	free_dropped(ml);
+	return ret;
+}
+
+/* With software PCRs: a MAC record when there is a key, a warning when
+ * there is none. */
+static int setup_mac(struct ima_measurements *ml)
+{
+	const struct uevm_ctx *ctx = ml->cfg.evm_ctx;
+	int ret = ima_ml_mac_open(ctx ? ctx->key : NULL, ml->path, &ml->mac);
+
+	if (!ret && !ml->mac)
+		snprintf(ml->warning, sizeof(ml->warning),
+			 "%s: software PCRs without a key: the list carries no "
+			 "integrity (an entry deleted, reordered or added while "
+			 "its owner is stopped cannot be detected, and nothing "
+			 "shows the software PCRs)", ml->path);
+	return ret;
+}
+
+/* Open the list's file and take back what the TPM or the MAC proves. */
+static int open_list(struct ima_measurements *ml)
+{
+	uint8_t *buf = NULL;
+	size_t keep = 0, last = 0, proven;
+	int ret = open_file(ml);
+
+	if (!ret && !ml->tpm)
+		ret = setup_mac(ml);
+	if (!ret)
+		ret = read_file(ml, &buf);
+	if (!ret)
+		ret = load_entries(ml, buf, (size_t)ml->file_size, &keep, &last);
+	if (ret)
+		goto out;
+	proven = keep;
+	if (ml->mac)
+		ret = ima_ml_mac_check(ml->mac, ml->path, buf, keep, &proven);
+	else if (ml->tpm && ima_ml_count(ml))
+		ret = reconcile_tpm(ml, keep, last, &proven);
+	if (ret || ml->state == IMA_ML_ROTATED)
+		goto out;
+	if (proven < keep)
+		ret = drop_tail(ml, buf, proven, keep);
+	else if (keep < (size_t)ml->file_size)
+		ret = cut_file(ml, keep);
+	if (!ret && ima_ml_count(ml))
+		ml->state = ml->ndropped ? IMA_ML_DROPPED : IMA_ML_RESUMED;
+out:
+	free(buf);
+	return ret;
 }
 
 /* A new list must start from PCRs in their reset state, or it could
@@ -674,22 +874,21 @@ UEVM_EXPORT int ima_ml_open(const struct ima_ml_config *cfg,
 			goto fail;
 	}
 	if (ml->path) {
-		ret = open_file(ml);
-		if (!ret && ml->file_size)
-			ret = load_file(ml);
+		ret = open_list(ml);
 		if (ret)
 			goto fail;
 	}
-	if (ima_ml_count(ml)) {
-		ret = ml->tpm ? reconcile_tpm(ml) : (ml->state = IMA_ML_RESUMED, 0);
-	} else {
+	if (!ima_ml_count(ml)) {
 		ret = ml->tpm ? check_fresh_pcr(ml) : 0;
 		if (!ret)
 			ret = add_boot_aggregate(ml);
 		ml->state = IMA_ML_CREATED;
 	}
+	if (!ret)
+		ret = add_dropped_violations(ml);
 	if (ret)
 		goto fail;
+	ml->cfg.evm_ctx = NULL;		/* needed for the open only */
 	*out = ml;
 	return 0;
 fail:

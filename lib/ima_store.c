@@ -44,7 +44,8 @@ void ima_store_violation(struct integrity_sys *s, const struct integrity_event *
 
 	if (!ml)
 		return;
-	ret = ima_ml_add_violation(ml, name, template_name, 10);
+	/* The list's own PCR (-1), as the kernel's CONFIG_IMA_MEASURE_PCR_IDX. */
+	ret = ima_ml_add_violation(ml, name, template_name, -1);
 	integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, ev->file, name, ev->cred,
 			    "invalid_pcr", cause, ret < 0 ? ret : 0, false);
 }

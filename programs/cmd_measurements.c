@@ -88,6 +88,20 @@ static int parse_bank(const char *name)
 	return algo;
 }
 
+/* A PCR index 0-23; -1 (message printed) otherwise. */
+static int parse_pcr(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < 0 || v >= IMA_ML_NUM_PCRS) {
+		error_msg("--pcr needs a PCR from 0 to %d, not '%s'",
+			  IMA_ML_NUM_PCRS - 1, s);
+		return -1;
+	}
+	return (int)v;
+}
+
 static void print_hex(FILE *fp, const uint8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -429,14 +443,21 @@ static int read_tpm_banks(const char *tcti, struct bank_values *b, int *nbanks)
 	return ret ? -1 : 0;
 }
 
-/* Compare one bank; returns true when every PCR the list uses matches. */
+/*
+ * Compare one bank; true when every PCR the list extends, and every IMA PCR
+ * (IMA_PCRS) whether the list extends it or not, matches.  An IMA PCR the
+ * list never extends replays to zeros: a list that leaves it out proves
+ * nothing about what IMA measured there, unless the PCR is still zero.
+ */
 static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values *b,
-			const char *path, bool verbose, unsigned long *bad_digests)
+			uint32_t ima_pcrs, const char *path, bool verbose,
+			unsigned long *bad_digests)
 {
 	unsigned int size = uevm_hash_algo_digest_size(b->algo);
 	const char *name = uevm_hash_algo_name(b->algo);
 	struct ima_ml_replay r, padded;
 	bool ok = true, padded_ok = b->algo != UEVM_HASH_SHA1;
+	uint32_t check;
 
 	if (replay_list(buf, len, b->algo, false, &r) ||
 	    replay_list(buf, len, b->algo, true, &padded)) {
@@ -445,22 +466,27 @@ static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values
 		return false;
 	}
 	*bad_digests = r.bad_digests;
+	check = r.pcr_mask | ima_pcrs;
 	for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
-		if (!(r.pcr_mask & (1u << pcr)))
+		if (!(check & (1u << pcr)))
 			continue;
 		if (!(b->have & (1u << pcr))) {
-			error_msg("no %s value given for PCR %d", name, pcr);
+			error_msg("no %s value given for PCR %d%s", name, pcr,
+				  r.pcr_mask & (1u << pcr) ? "" : " (an IMA PCR)");
 			return false;
 		}
 		ok &= !memcmp(r.pcr[pcr], b->pcr[pcr], size);
 		padded_ok &= !memcmp(padded.pcr[pcr], b->pcr[pcr], size);
 	}
 	for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
-		if (!(r.pcr_mask & (1u << pcr)))
+		bool listed = r.pcr_mask & (1u << pcr);
+
+		if (!(check & (1u << pcr)))
 			continue;
 		if (ok || padded_ok) {
-			printf("%s PCR %d: matches%s\n", name, pcr,
-			       ok ? "" : " (zero-padded SHA-1 template digests)");
+			printf("%s PCR %d: %s%s\n", name, pcr,
+			       listed ? "matches" : "zero, and the list has no entry for it",
+			       ok || !listed ? "" : " (zero-padded SHA-1 template digests)");
 			if (verbose) {
 				printf("  ");
 				print_hex(stdout, b->pcr[pcr], size);
@@ -468,7 +494,10 @@ static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values
 			}
 			continue;
 		}
-		printf("%s PCR %d: DIFFERS\n  list replays to ", name, pcr);
+		if (!listed && !memcmp(r.pcr[pcr], b->pcr[pcr], size))
+			continue;	/* zero as it should be; another PCR differs */
+		printf("%s PCR %d: DIFFERS%s\n  list replays to ", name, pcr,
+		       listed ? "" : " (the list has no entry for it, the PCR is not zero)");
 		print_hex(stdout, r.pcr[pcr], size);
 		printf("\n  PCR holds       ");
 		print_hex(stdout, b->pcr[pcr], size);
@@ -477,10 +506,24 @@ static bool verify_bank(const uint8_t *buf, size_t len, const struct bank_values
 	return ok || padded_ok;
 }
 
+/* Entries of the list, or a negative errno (message printed). */
+static long count_entries(const uint8_t *buf, size_t len, const char *path)
+{
+	struct ima_ml_replay r;
+	int ret = replay_list(buf, len, UEVM_HASH_SHA1, false, &r);
+
+	if (ret) {
+		file_error(path, list_invalid(), ret);
+		return ret;
+	}
+	return (long)r.entries;
+}
+
 static int do_verify(const struct command *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "pcrs", required_argument, NULL, 'p' },
+		{ "pcr", required_argument, NULL, 'P' },
 		{ "tcti", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "ascii-input", no_argument, NULL, 'I' },
@@ -492,8 +535,10 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 	int nbanks = 0, c;
 	bool verbose = false, all_ok = true;
 	unsigned long bad = 0;
+	uint32_t ima_pcrs = 0;
 	uint8_t *buf;
 	size_t len;
+	long n;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
@@ -516,6 +561,14 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 			nbanks++;
 			break;
 		}
+		case 'P': {
+			int pcr = parse_pcr(optarg);
+
+			if (pcr < 0)
+				return EXIT_USAGE;
+			ima_pcrs |= 1u << pcr;
+			break;
+		}
 		case 't':
 			tcti = optarg;
 			break;
@@ -533,6 +586,8 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (!ima_pcrs)
+		ima_pcrs = 1u << IMA_ML_DEFAULT_PCR;
 	if (optind != argc - 1 || (!nbanks && !tcti)) {
 		usage(cmd, stderr);
 		return EXIT_USAGE;
@@ -541,10 +596,24 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 		return EXIT_ERROR;
 	if (load_list(argv[optind], &buf, &len))
 		return EXIT_ERROR;
+	/* No entry, not even boot_aggregate: nothing to verify, and
+	 * "verified" would vouch for whatever the PCRs hold. */
+	n = count_entries(buf, len, argv[optind]);
+	if (n <= 0) {
+		if (!n) {
+			fprintf(stderr, "%s: ", prog_name);
+			fput_path(stderr, argv[optind]);
+			fputs(": the list is empty: it proves nothing (a measurement "
+			      "list starts with boot_aggregate)\n", stderr);
+		}
+		free(buf);
+		return EXIT_ERROR;
+	}
 	for (int i = 0; i < nbanks; i++) {
 		unsigned long b;
 
-		all_ok &= verify_bank(buf, len, &banks[i], argv[optind], verbose, &b);
+		all_ok &= verify_bank(buf, len, &banks[i], ima_pcrs, argv[optind],
+				      verbose, &b);
 		if (b > bad)
 			bad = b;
 	}
@@ -626,7 +695,7 @@ out:
 static const char *const state_names[] = {
 	[IMA_ML_CREATED] = "created",
 	[IMA_ML_RESUMED] = "resumed",
-	[IMA_ML_COMPLETED] = "resumed; the last entry's extend was completed",
+	[IMA_ML_DROPPED] = "resumed without unproven entries at its end",
 	[IMA_ML_ROTATED] = "the TPM was reset: old list moved to .prev, new list created",
 };
 
@@ -641,19 +710,23 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		{ "violation", required_argument, NULL, 'V' },
 		{ "rotate-stale", no_argument, NULL, 'R' },
 		{ "no-sync", no_argument, NULL, 'S' },
+		{ "hmac-key", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct add_opts o = { .algo = UEVM_HASH_SHA256 };
+	struct common_opts key_opts;
+	struct uevm_ctx *ctx = NULL;
 	struct ima_ml_config cfg;
 	struct ima_measurements *ml;
-	const char *tmpl = NULL, **violations = NULL;
+	const char *tmpl = NULL, **violations = NULL, *warning;
 	int nviol = 0, pcr = -1, errors = 0, c, ret;
 	char *end;
 	long v;
 
 	ima_ml_config_init(&cfg);
+	common_opts_init(&key_opts);
 	cfg.tcti = getenv("UEVM_TCTI");
 	if (cfg.tcti && (!*cfg.tcti || !strcmp(cfg.tcti, "none")))
 		cfg.tcti = NULL;
@@ -706,6 +779,9 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		case 'S':
 			cfg.no_sync = true;
 			break;
+		case 'k':
+			key_opts.key_spec = optarg;
+			break;
 		case 'v':
 			o.verbose = true;
 			break;
@@ -724,13 +800,23 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 		free(violations);
 		return EXIT_USAGE;
 	}
+	/* The key protects a list with software PCRs (its MAC record). */
+	if (key_opts.key_spec && common_ctx(&key_opts, true, &ctx)) {
+		free(violations);
+		return EXIT_ERROR;
+	}
+	cfg.evm_ctx = ctx;
 	uevm_clear_last_error();
 	ret = ima_ml_open(&cfg, &ml);
+	uevm_ctx_free(ctx);
 	if (ret) {
 		error_msg("%s", uevm_last_error());
 		free(violations);
 		return EXIT_ERROR;
 	}
+	warning = ima_ml_open_warning(ml);
+	if (warning)
+		error_msg("warning: %s", warning);
 	if (o.verbose) {
 		fput_path(stdout, cfg.path);
 		printf(": %s (%zu entries%s)\n", state_names[ima_ml_open_state(ml)],

@@ -14,6 +14,9 @@
 #include "uevm/measure.h"
 
 #define NUM_BANKS 2
+/* The PCR IMA measures into (CONFIG_IMA_MEASURE_PCR_IDX): always compared,
+ * also when the list has no entry for it. */
+#define IMA_PCR IMA_ML_DEFAULT_PCR
 
 struct bank {
 	const char *name;
@@ -179,12 +182,17 @@ struct replay {
 	struct uevm_certset *keys;
 	struct bank calc[NUM_BANKS], padded[NUM_BANKS], tpm[NUM_BANKS];
 	unsigned int calc_mask, padded_mask;
+	uint32_t pcrs_listed;		/* PCRs the entries read so far extend */
 	bool tpmbanks, first, is_ima, invalid_template_digest;
 	unsigned long entry_num;
 	int err, err_padded;
 };
 
-/* compare_tpm_banks: 0 when every PCR extended here matches the TPM's. */
+/*
+ * compare_tpm_banks: 0 when every PCR extended here matches the TPM's.
+ * The IMA PCR is compared even when no entry extended it: a list that
+ * leaves it out must not match a TPM where IMA measured something.
+ */
 static int compare_banks(struct replay *r, struct bank *b, int c)
 {
 	int ret = 0;
@@ -192,7 +200,7 @@ static int compare_banks(struct replay *r, struct bank *b, int c)
 	if (!b[c].supported || !r->tpm[c].supported)
 		return 0;
 	for (int j = 0; j < EV_NUM_PCRS; j++) {
-		if (!memcmp(b[c].pcr[j], zero, (size_t)b[c].size))
+		if (j != IMA_PCR && !(r->pcrs_listed & (1u << j)))
 			continue;
 		if (memcmp(b[c].pcr[j], r->tpm[c].pcr[j], (size_t)b[c].size))
 			ret = 1;
@@ -211,6 +219,18 @@ static int compare_banks(struct replay *r, struct bank *b, int c)
 				 b[c].name, j, j);
 	}
 	return ret;
+}
+
+/* Say so when the failure is an IMA PCR the list never extends. */
+static void report_unlisted_ima_pcr(const struct replay *r)
+{
+	if (r->pcrs_listed & (1u << IMA_PCR))
+		return;
+	for (int c = 0; c < NUM_BANKS; c++)
+		if (r->tpm[c].supported &&
+		    memcmp(r->tpm[c].pcr[IMA_PCR], zero, (size_t)r->tpm[c].size))
+			log_info("%s: TPM PCR-%d is not zero but the list has no "
+				 "entry for it\n", r->tpm[c].name, IMA_PCR);
 }
 
 static void extend_banks(struct replay *r, const struct ima_template_entry *e)
@@ -320,6 +340,7 @@ static int entry_cb(const struct ima_template_entry *e, size_t index,
 	}
 	r->first = false;
 	r->is_ima = is_ima;
+	r->pcrs_listed |= 1u << ima_entry_pcr(e);
 	extend_banks(r, e);
 	r->err = digest_ok ? 0 : 1;
 	if (!digest_ok) {
@@ -402,6 +423,11 @@ static int ima_measurement(const char *file)
 		log_err("%s\n", uevm_last_error());
 		goto out;
 	}
+	if (!n) {
+		/* Not even boot_aggregate: it proves nothing (error, 125). */
+		log_err("%s: the measurement list is empty\n", file);
+		goto out;
+	}
 	err = r->err;
 	if (!r->tpmbanks) {
 		log_info("Failed to read any TPM PCRs\n");
@@ -412,6 +438,7 @@ static int ima_measurement(const char *file)
 		err = 0;
 	} else {
 		log_info("Failed to match per TPM bank or SHA1 padded TPM digest(s).\n");
+		report_unlisted_ima_pcr(r);
 	}
 	if (r->invalid_template_digest) {
 		log_info("Failed to verify template data digest.\n");

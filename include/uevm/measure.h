@@ -228,6 +228,11 @@ struct ima_ml_config {
 	 * reset state (the TPM was restarted), move FILE to FILE.prev and
 	 * start a new list instead of refusing. */
 	bool rotate_stale;
+	/* The EVM context whose HMAC key (if it has one) protects a persisted
+	 * list with software PCRs: a MAC record, FILE.mac, with a key derived
+	 * from it.  NULL or no key: such a list carries no integrity
+	 * (ima_ml_open_warning says so). */
+	const struct uevm_ctx *evm_ctx;
 };
 
 void ima_ml_config_init(struct ima_ml_config *cfg);
@@ -236,8 +241,10 @@ void ima_ml_config_init(struct ima_ml_config *cfg);
 enum ima_ml_open_state {
 	IMA_ML_CREATED,		/* new list: boot_aggregate added */
 	IMA_ML_RESUMED,		/* file replayed; PCRs matched it */
-	IMA_ML_COMPLETED,	/* the last entry was stored but not extended
-				   (interrupted add): extended now */
+	IMA_ML_DROPPED,		/* resumed without trailing entries that
+				   neither the TPM nor the MAC record proves
+				   (an add cut short, or written offline);
+				   each became a violation */
 	IMA_ML_ROTATED,		/* stale file moved to FILE.prev; new list */
 };
 
@@ -249,12 +256,18 @@ struct ima_measurements;
  * on it (-EBUSY when another owner has it).
  *
  * Reopening a file (the owner restarted) replays it:
- *  - software PCRs are set to the replayed values;
  *  - with a TPM, nothing is extended again when the TPM's PCRs equal the
- *    replay; when they equal the replay without the last entry (an add was
- *    interrupted between the append and the extend), that entry is extended;
+ *    replay; when they equal the replay without the last entry (an add
+ *    cut short between the append and the extend - or an entry appended
+ *    offline: the two look the same), that entry is dropped from the file,
+ *    never extended, and a violation under its name takes its place;
  *    anything else is refused with -EBADMSG (the file does not describe the
- *    TPM: it was changed, or the TPM was reset - see rotate_stale).
+ *    TPM: it was changed, or the TPM was reset - see rotate_stale);
+ *  - with software PCRs and a key (evm_ctx), FILE.mac must prove the list:
+ *    a list that does not match it (entries changed, deleted, reordered,
+ *    cut short), or has none, is refused with -EBADMSG; entries after what
+ *    it covers are dropped and become violations, as above;
+ *  - with software PCRs and no key the file is taken as it is.
  * Entries whose stored template digest does not match their data, and files
  * with damage before their last entry, are refused (-EBADMSG); a torn last
  * entry (crash during a write) is cut off.
@@ -262,14 +275,19 @@ struct ima_measurements;
 int ima_ml_open(const struct ima_ml_config *cfg, struct ima_measurements **out);
 void ima_ml_close(struct ima_measurements *ml);
 enum ima_ml_open_state ima_ml_open_state(const struct ima_measurements *ml);
+/* What the owner must tell its operator after ima_ml_open, or NULL: a
+ * persisted list with software PCRs and no key carries no integrity;
+ * entries were dropped at resume.  The text names the list. */
+const char *ima_ml_open_warning(const struct ima_measurements *ml);
 
 /*
  * Measure an event with TEMPLATE_NAME (NULL: the default; a name or a format
  * string) into PCR (-1: the default).  Returns 0 when added, 1 when an
  * identical entry (same template digest, same PCR) is already in the list
  * and nothing was added, or a negative errno.  The entry is appended to the
- * file before the PCRs are extended; when the TPM extend fails the entry
- * stays in the list (as in the kernel) and -EIO is returned.
+ * file before the PCRs are extended (and the MAC record rewritten); when the
+ * TPM extend (or the record's write) fails the entry stays in the list (as
+ * in the kernel) and -EIO is returned.
  * Safe to call from many threads.
  */
 int ima_ml_add_file(struct ima_measurements *ml, const struct ima_event_data *ev,

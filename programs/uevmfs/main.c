@@ -354,10 +354,13 @@ static int open_ml(const struct opts *o, struct ima_measurements **out)
 		c.template_name = o->template_name;
 	if (o->tcti)
 		c.tcti = o->tcti;
+	c.evm_ctx = integrity_sys_ctx(ufs.sys);	/* its key MACs the list */
 	ret = ima_ml_open(&c, out);
 	if (ret)
 		fprintf(stderr, "uevmfs: measurement list %s: %s\n",
 			c.path ? c.path : "(memory)", uevm_last_error());
+	else if (ima_ml_open_warning(*out))
+		fprintf(stderr, "uevmfs: warning: %s\n", ima_ml_open_warning(*out));
 	free(path);
 	return ret ? -1 : 0;
 }

@@ -159,15 +159,20 @@ expect_rc "evmctl rejects a list with a changed template digest" 1 evmctl_accept
 expect_rc "uevm verify rejects the changed data" 1 "$UEVM" measurements verify --tcti "$TCTI" "$T/bad-data.bin"
 expect_rc "uevm verify rejects the changed digest" 1 "$UEVM" measurements verify --tcti "$TCTI" "$T/bad-digest.bin"
 
-# An add cut short between the append and the extend: the next owner
-# extends the missing entry.  (The copy gets one more entry, with
-# software PCRs, and then replaces the list.)
+# An add cut short between the append and the extend looks exactly like an
+# entry appended offline: the next owner never extends it, it drops it and
+# records a violation in its place (ima_measurements_resume.sh has the
+# attack).  (The copy gets one more entry, with software PCRs, and then
+# replaces the list.)
 cp "$L" "$T/copy.bin"
-"$UEVM" measurements add --list "$T/copy.bin" --tcti none --template ima-sig "$T/f4"
+"$UEVM" measurements add --list "$T/copy.bin" --tcti none --template ima-sig "$T/f4" 2>/dev/null
 cp "$T/copy.bin" "$L"
 out=$("$UEVM" measurements add -v --list "$L" --tcti "$TCTI" --template ima-sig 2>&1)
-expect_match "interrupted add: the last entry is extended on reopen" 'extend was completed' "$out"
-check "evmctl accepts the completed list" evmctl_accepts "$L"
+expect_match "interrupted add: the unextended last entry is dropped on reopen" \
+	'1 entry at the end was not proven by the TPM.*dropped' "$out"
+expect_match "  and a violation names it" "^10 0{40} ima-sig sha256:0{64} $T/f4 \$" \
+	"$("$UEVM" measurements show "$L")"
+check "evmctl --ignore-violations accepts the list" evmctl_accepts "$L" --ignore-violations
 
 # Violations, in their own list on PCR 11: 0xff.. extended.
 V=$T/violations.bin
@@ -178,7 +183,11 @@ expect_eq "violation: reference replay of PCR 11 = TPM" \
 	"$(awk '$1 == "pcr" && $2 == "sha256" && $3 == "11" { print $4 }' <<<"$ref")" "$(tpm_pcr sha256 11)"
 check "evmctl --ignore-violations accepts the list with a violation" \
 	evmctl_accepts "$V" --ignore-violations
-expect_rc "uevm verify accepts the list with a violation" 0 "$UEVM" measurements verify --tcti "$TCTI" "$V"
+# That list's IMA PCR is 11 (PCR 10 holds the first list): --pcr says so.
+expect_rc "uevm verify --pcr 11 accepts the list with a violation" 0 \
+	"$UEVM" measurements verify --pcr 11 --tcti "$TCTI" "$V"
+expect_rc "uevm verify refuses it as a PCR 10 list (PCR 10 not covered)" 1 \
+	"$UEVM" measurements verify --tcti "$TCTI" "$V"
 
 # A list that does not describe the TPM is refused on reopen.
 tpm2_pcrextend -T "$TCTI" "11:sha1=$(printf x | sha1sum | cut -c1-40),sha256=$(printf x | sha256sum | cut -c1-64)"
@@ -187,6 +196,7 @@ expect_eq "reopen against a changed PCR: refused" "2" "$?"
 expect_match "reopen against a changed PCR: says why" 'does not describe the TPM: PCR 11' "$out"
 
 # The TPM restarts (PCRs reset): the old list is refused, or rotated.
+cp "$L" "$T/before-reset.bin"
 stop_swtpm
 if ! start_swtpm; then
 	fail "swtpm restarts" "$(tail -n 5 "$T/swtpm.log")"
@@ -196,5 +206,5 @@ expect_rc "TPM reset: the stale list is refused" 2 \
 	"$UEVM" measurements add --list "$L" --tcti "$TCTI" --template ima-sig
 out=$("$UEVM" measurements add -v --rotate-stale --list "$L" --tcti "$TCTI" --template ima-sig "$T/f1" 2>&1)
 expect_match "TPM reset: --rotate-stale starts a new list" 'TPM was reset' "$out"
-check "TPM reset: the old list is kept as .prev" cmp -s "$T/copy.bin" "$L.prev"
+check "TPM reset: the old list is kept as .prev" cmp -s "$T/before-reset.bin" "$L.prev"
 check "evmctl accepts the new list" evmctl_accepts "$L"

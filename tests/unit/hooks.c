@@ -303,6 +303,20 @@ static void test_post_hooks(void)
 	}
 }
 
+static int note_pcr(const struct ima_template_entry *e, void *arg)
+{
+	*(int *)arg = ima_entry_pcr(e);
+	return 0;
+}
+
+static int last_entry_pcr(struct ima_measurements *ml)
+{
+	int pcr = -1;
+
+	ima_ml_for_each(ml, note_pcr, &pcr);
+	return pcr;
+}
+
 static void test_file_check(struct ima_measurements *ml)
 {
 	struct ima_policy *pol;
@@ -382,6 +396,8 @@ static void test_file_check(struct ima_measurements *ml)
 		CHECK("  a reader's open meanwhile is allowed", try_open("edit", MAY_READ) == 0);
 		CHECK("  and counted as one violation (open_writers)",
 		      ima_ml_violations(ml) == v0 + 1 && ima_ml_count(ml) == n0 + 1);
+		CHECK("  in the list's PCR (11), as the kernel's in its IMA PCR",
+		      last_entry_pcr(ml) == 11);
 		CHECK("  audited op=invalid_pcr cause=open_writers res=1",
 		      audit_has("op=invalid_pcr cause=open_writers") && audit_has("res=1"));
 		open_obj("edit", &f);
@@ -549,7 +565,9 @@ int main(void)
 	user_cred.cap_effective = 0;
 	CHECK("evm init (echo 1 > evm)", integrity_sys_evm_write(sys, &root_cred, EVM_INIT_HMAC) == 0);
 	ima_ml_config_init(&mlcfg);
-	CHECK("measurement list opens (software PCRs)", ima_ml_open(&mlcfg, &ml) == 0);
+	/* Not the default PCR: entries that must follow the list's show it. */
+	mlcfg.pcr = 11;
+	CHECK("measurement list opens (software PCRs, PCR 11)", ima_ml_open(&mlcfg, &ml) == 0);
 	integrity_sys_set_measurements(sys, ml);
 
 	test_setxattr_rules();

@@ -3,7 +3,8 @@
  * The measurement list with software PCRs: boot_aggregate first, no
  * duplicates, violations, PCR values against a replay computed here with
  * OpenSSL's one-shot SHA1()/SHA256(), persistence across a restart, the
- * owner lock, damaged files, and adds from many threads.
+ * owner lock, damaged files, adds from many threads, and the MAC record
+ * that protects a persisted list under a key against offline edits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -282,6 +283,190 @@ static void test_threads(void)
 	ima_ml_close(shared_ml);
 }
 
+/* ---- the MAC record (software PCRs with a key) --------------------------------- */
+
+static void write_all_file(const char *path, const char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+
+	if (fp) {
+		fwrite(buf, 1, len, fp);
+		fclose(fp);
+	}
+}
+
+/* Bytes of one ima-ng entry of a file event named NAME. */
+static size_t ima_ng_entry_size(const char *name)
+{
+	return 4 + 20 + 4 + 6 + 4 + (4 + 40) + (4 + strlen(name) + 1);
+}
+
+static int reopen(struct ima_ml_config *cfg, struct uevm_ctx *ctx)
+{
+	struct ima_measurements *ml = NULL;
+	int ret;
+
+	cfg->evm_ctx = ctx;
+	ret = ima_ml_open(cfg, &ml);
+	ima_ml_close(ml);
+	return ret;
+}
+
+static struct uevm_ctx *ctx_with_key(unsigned char fill)
+{
+	unsigned char raw[32];
+	struct uevm_config ucfg;
+	struct uevm_key *key = NULL;
+	struct uevm_ctx *ctx = NULL;
+
+	memset(raw, fill, sizeof(raw));
+	uevm_config_init(&ucfg);
+	if (uevm_key_from_bytes(raw, sizeof(raw), &key) || uevm_ctx_new(&ucfg, key, &ctx))
+		return NULL;
+	return ctx;
+}
+
+static void *mac_adder(void *arg)
+{
+	for (int i = 0; i < 100; i++) {
+		char name[64];
+		unsigned char dg[32];
+		struct ima_event_data ev;
+
+		snprintf(name, sizeof(name), "/t%ld/file%d", (long)arg, i);
+		ev = file_event(name, dg);
+		ima_ml_add_file(shared_ml, &ev, NULL, -1);
+	}
+	return NULL;
+}
+
+static void test_mac_list(const char *dir)
+{
+	struct uevm_ctx *ctx = ctx_with_key(0x5a), *other = ctx_with_key(0xa5);
+	struct ima_ml_config cfg;
+	struct ima_measurements *ml = NULL;
+	char path[256], mpath[300], *file, *mac, *ed;
+	size_t filelen, maclen, e1, e2;
+	unsigned char dg[32];
+	struct ima_event_data ev;
+	pthread_t th[4];
+	int ret;
+
+	if (!ctx || !other) {
+		CHECK("mac: keys", 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/mac-list", dir);
+	snprintf(mpath, sizeof(mpath), "%s.mac", path);
+	ima_ml_config_init(&cfg);
+	cfg.path = path;
+	cfg.no_sync = true;
+	cfg.evm_ctx = ctx;
+	ret = ima_ml_open(&cfg, &ml);
+	CHECK("mac: a new list with a key", ret == 0 && !ima_ml_open_warning(ml));
+	if (ret)
+		goto out;
+	ev = file_event("/usr/bin/a", dg);
+	ima_ml_add_file(ml, &ev, NULL, -1);
+	ev = file_event("/usr/bin/b", dg);
+	ima_ml_add_file(ml, &ev, NULL, -1);
+	ima_ml_close(ml);
+	mac = read_all(mpath, &maclen);
+	CHECK("mac: a 64-byte record beside the list", maclen == 64);
+	file = read_all(path, &filelen);
+	e2 = ima_ng_entry_size("/usr/bin/a");
+	e1 = filelen - 2 * e2;			/* boot_aggregate */
+	CHECK("mac: reopen with the key: resumed", reopen(&cfg, ctx) == 0);
+	ret = reopen(&cfg, NULL);
+	CHECK("mac: reopen without a key: refused, naming the record",
+	      ret == -EKEYREJECTED && strstr(uevm_last_error(), mpath));
+	CHECK("mac: reopen with another key: refused", reopen(&cfg, other) == -EBADMSG);
+
+	ed = malloc(filelen + e2);
+	memcpy(ed, file, filelen);
+	memcpy(ed + e1, file + e1 + e2, e2);	/* swap entries 2 and 3 */
+	memcpy(ed + e1 + e2, file + e1, e2);
+	write_all_file(path, ed, filelen);
+	ret = reopen(&cfg, ctx);
+	CHECK("mac: two entries swapped: refused, naming the list",
+	      ret == -EBADMSG && strstr(uevm_last_error(), "does not match its MAC record"));
+	write_all_file(path, file, filelen - e2);
+	CHECK("mac: the last entry removed: refused", reopen(&cfg, ctx) == -EBADMSG &&
+	      strstr(uevm_last_error(), "shorter than its MAC record"));
+	write_all_file(path, file, filelen);
+	mac[40] ^= 1;
+	write_all_file(mpath, mac, maclen);
+	CHECK("mac: a damaged record: refused", reopen(&cfg, ctx) == -EBADMSG);
+	mac[40] ^= 1;
+	write_all_file(mpath, mac, maclen);
+	CHECK("mac: restored: resumed", reopen(&cfg, ctx) == 0);
+
+	memcpy(ed, file, filelen);
+	memcpy(ed + filelen, file + e1, e2);	/* entry 2 appended again */
+	write_all_file(path, ed, filelen + e2);
+	cfg.evm_ctx = ctx;
+	ret = ima_ml_open(&cfg, &ml);
+	CHECK("mac: an appended entry: resumed without it",
+	      ret == 0 && ima_ml_open_state(ml) == IMA_ML_DROPPED &&
+	      ima_ml_count(ml) == 4 && ima_ml_violations(ml) == 1);
+	CHECK("mac: the warning names the list and the dropped entry",
+	      ret == 0 && ima_ml_open_warning(ml) &&
+	      strstr(ima_ml_open_warning(ml), path) &&
+	      strstr(ima_ml_open_warning(ml), "1 entry at the end"));
+	if (!ret) {
+		shared_ml = ml;
+		for (long t = 0; t < 4; t++)
+			pthread_create(&th[t], NULL, mac_adder, (void *)t);
+		for (int t = 0; t < 4; t++)
+			pthread_join(th[t], NULL);
+		CHECK("mac: 400 adds from 4 threads", ima_ml_count(ml) == 404);
+		ima_ml_close(ml);
+	}
+	ml = NULL;
+	cfg.evm_ctx = ctx;
+	ret = ima_ml_open(&cfg, &ml);
+	CHECK("mac: after the threads the record covers the whole list",
+	      ret == 0 && ima_ml_open_state(ml) == IMA_ML_RESUMED &&
+	      ima_ml_count(ml) == 404 && !ima_ml_open_warning(ml));
+	ima_ml_close(ml);
+	{
+		/* A long unproven tail is no add cut short: refused whole. */
+		FILE *fp = fopen(path, "ab");
+
+		for (int i = 0; fp && i < 65; i++)
+			fwrite(file + e1, 1, e2, fp);
+		if (fp)
+			fclose(fp);
+		ret = reopen(&cfg, ctx);
+		CHECK("mac: 65 entries appended: refused, not 65 violations",
+		      ret == -EBADMSG && strstr(uevm_last_error(), "65 entries"));
+	}
+	free(ed);
+	free(file);
+	free(mac);
+
+	/* Without a key: said, and no record; in memory: nothing to say. */
+	snprintf(path, sizeof(path), "%s/nokey-list", dir);
+	cfg.path = path;
+	cfg.evm_ctx = NULL;
+	ml = NULL;
+	ret = ima_ml_open(&cfg, &ml);
+	CHECK("no key: the warning says the list carries no integrity",
+	      ret == 0 && ima_ml_open_warning(ml) &&
+	      strstr(ima_ml_open_warning(ml), "no integrity"));
+	ima_ml_close(ml);
+	snprintf(mpath, sizeof(mpath), "%s.mac", path);
+	CHECK("no key: no record", access(mpath, F_OK) != 0);
+	cfg.path = NULL;
+	ml = NULL;
+	ret = ima_ml_open(&cfg, &ml);
+	CHECK("in memory: no warning", ret == 0 && !ima_ml_open_warning(ml));
+	ima_ml_close(ml);
+out:
+	uevm_ctx_free(ctx);
+	uevm_ctx_free(other);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/uevm-ima-ml.XXXXXX";
@@ -292,6 +477,7 @@ int main(void)
 	}
 	test_software_list(dir);
 	test_threads();
+	test_mac_list(dir);
 	{
 		char cmd[300];
 

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A private swtpm for a test (source after lib.sh): start_swtpm starts one
+# on a free random port pair with its state under $T and sets TCTI; it is
+# stopped on exit.  tpm_pcr and pcr_file read its PCRs with tpm2_pcrread.
+
+TPMSTATE=$T/tpmstate
+SWTPM_PID=
+TCTI=
+
+stop_swtpm() {
+	if [ -n "$SWTPM_PID" ]; then
+		kill -CONT "$SWTPM_PID" 2>/dev/null
+		kill "$SWTPM_PID" 2>/dev/null
+		wait "$SWTPM_PID" 2>/dev/null
+		SWTPM_PID=
+	fi
+}
+on_exit stop_swtpm
+
+start_swtpm() {
+	local try port
+	mkdir -p "$TPMSTATE"
+	for try in $(seq 1 20); do
+		port=$((20000 + RANDOM % 30000))
+		ss -ltn | grep -qE ":($port|$((port + 1)))\b" && continue
+		swtpm socket --tpm2 \
+			--server type=tcp,port=$port,bindaddr=127.0.0.1 \
+			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
+			--tpmstate dir="$TPMSTATE" --flags not-need-init,startup-clear \
+			>>"$T/swtpm.log" 2>&1 &
+		SWTPM_PID=$!
+		TCTI="swtpm:host=127.0.0.1,port=$port"
+		for _ in $(seq 1 50); do
+			tpm2_pcrread -T "$TCTI" sha1:0 >/dev/null 2>&1 && return 0
+			kill -0 "$SWTPM_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		stop_swtpm
+	done
+	return 1
+}
+
+tpm_pcr() {	# bank pcr -> lower-case hex
+	tpm2_pcrread -T "$TCTI" "$1:$2" | awk '/0x/ { sub(/.*0x/, ""); print tolower($0) }'
+}
+
+# PCRs 0-23 of a bank in the form evmctl's --pcrs reads ("PCR-NN: HEX").
+pcr_file() {	# bank out
+	tpm2_pcrread -T "$TCTI" "$1:$(seq -s, 0 23)" |
+		awk '/^ *[0-9]+ *: *0x/ { n = $1; sub(/:.*/, "", n); h = $0;
+			sub(/.*0x/, "", h); printf "PCR-%02d: %s\n", n, tolower(h) }' >"$2"
+}
+
+tpm_extend() {	# pcr text: extend PCR in both banks with digests of TEXT
+	tpm2_pcrextend -T "$TCTI" "$1:sha1=$(printf '%s' "$2" | sha1sum | cut -c1-40),sha256=$(printf '%s' "$2" | sha256sum | cut -c1-64)"
+}
