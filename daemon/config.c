@@ -255,20 +255,6 @@ int uevmd_config_load_fp(FILE *fp, const char *path, FILE *errfp,
 	return ret;
 }
 
-int uevmd_config_load(const char *path, struct uevmd_config *c)
-{
-	FILE *fp = fopen(path, "re");
-	int ret;
-
-	if (!fp) {
-		fprintf(stderr, "uevmd: %s: %m\n", path);
-		return -errno;
-	}
-	ret = uevmd_config_load_fp(fp, path, stderr, c);
-	fclose(fp);
-	return ret;
-}
-
 int uevmd_config_load_mem(const void *buf, size_t len, const char *name,
 			  FILE *errfp, struct uevmd_config *c)
 {

@@ -26,6 +26,7 @@
 
 static struct uevmd daemon_state = { .perm_fd = -1, .notif_fd = -1, .stop_efd = -1 };
 struct uevmd *D = &daemon_state;
+static struct uevmd_input config_in;
 
 /*
  * A fanotify mount mark sees the opens made through that one mount; the
@@ -49,35 +50,6 @@ static void usage(FILE *fp)
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
 		"See uevmd(8).\n", UEVMD_DEFAULT_CONFIG);
-}
-
-static int read_file(const char *path, char **out, size_t *len)
-{
-	struct stat st;
-	ssize_t n;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (16 << 20)) {
-		close(fd);
-		return -EINVAL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	n = read(fd, buf, (size_t)st.st_size);
-	close(fd);
-	if (n != st.st_size) {
-		free(buf);
-		return -EIO;
-	}
-	*out = buf;
-	*len = (size_t)n;
-	return 0;
 }
 
 /* Policies replaced while running (control.c): kept until exit. */
@@ -111,7 +83,19 @@ static int load_policy(void)
 	if (!strncmp(spec, "builtin:", 8)) {
 		ret = ima_policy_builtin(spec + 8, &D->policy);
 	} else {
-		ret = read_file(spec, &text, &len);
+		struct uevmd_input in;
+
+		ret = input_open(&in, spec, "policy");
+		if (!ret) {
+			ret = input_read(&in, &text, &len);
+			if (!ret)
+				ret = input_appraise(&in, integrity_sys_ctx(D->sys));
+			input_close(&in);
+		}
+		if (ret == -EPERM || ret == -ESTALE) {
+			free(text);
+			return ret;	/* logged */
+		}
 		if (ret) {
 			ulog(LOG_ERR, "policy %s: %s", spec, strerror(-ret));
 			return ret;
@@ -161,12 +145,30 @@ static int setup_integrity(void)
 		ulog(LOG_ERR, "%s", uevm_last_error());
 		return ret;
 	}
-	for (int i = 0; i < D->cfg.ncerts; i++)
-		if ((ret = uevm_ctx_add_certs(ctx, D->cfg.certs[i]))) {
-			ulog(LOG_ERR, "cert %s: %s", D->cfg.certs[i], uevm_last_error());
-			uevm_ctx_free(ctx);
-			return ret;
+	/* The configuration read at start, then each certificate: what they
+	 * say is trusted only once they pass appraisal with the key. */
+	ret = input_appraise(&config_in, ctx);
+	input_close(&config_in);
+	for (int i = 0; !ret && i < D->cfg.ncerts; i++) {
+		struct uevmd_input in;
+		char proc[40];
+
+		ret = input_open(&in, D->cfg.certs[i], "certificate");
+		if (ret) {
+			ulog(LOG_ERR, "cert %s: %s", D->cfg.certs[i], strerror(-ret));
+			break;
 		}
+		ret = input_appraise(&in, ctx);
+		/* The very file appraised, not the name again. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in.fd);
+		if (!ret && (ret = uevm_ctx_add_certs(ctx, proc)))
+			ulog(LOG_ERR, "cert %s: %s", D->cfg.certs[i], uevm_last_error());
+		input_close(&in);
+	}
+	if (ret) {
+		uevm_ctx_free(ctx);
+		return ret;
+	}
 	scfg.mode = D->cfg.mode;
 	scfg.cache_capacity = D->cfg.cache_size;
 	/* Records go through the daemon's logger, after the answers. */
@@ -253,6 +255,7 @@ static void teardown(void)
 	bool all_stopped;
 
 	sd_notifyf("STOPPING=1");
+	input_close(&config_in);
 	/* Label updates first, while the reader still answers their opens. */
 	notify_stop();
 	atomic_store(&D->stopping, 1);
@@ -305,6 +308,7 @@ int main(int argc, char **argv)
 	bool check = false, fg = false;
 	sigset_t set;
 
+	config_in.fd = -1;
 	D->config_path = UEVMD_DEFAULT_CONFIG;
 	while ((c = getopt_long(argc, argv, "c:o:fhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -349,7 +353,23 @@ int main(int argc, char **argv)
 	own_tid_register();
 
 	uevmd_config_defaults(&D->cfg);
-	if (uevmd_config_load(D->config_path, &D->cfg))
+	/* Kept open: appraised with the key, once that is loaded. */
+	ret = input_open(&config_in, D->config_path, "configuration");
+	if (!ret) {
+		char *text = NULL;
+		size_t len = 0;
+
+		ret = input_read(&config_in, &text, &len);
+		if (!ret)
+			ret = uevmd_config_load_mem(text, len, D->config_path, stderr,
+						    &D->cfg) ? -EINVAL : 0;
+		else
+			fprintf(stderr, "uevmd: %s: %s\n", D->config_path, strerror(-ret));
+		free(text);
+	} else {
+		fprintf(stderr, "uevmd: %s: %s\n", D->config_path, strerror(-ret));
+	}
+	if (ret)
 		return 2;
 	for (int i = 0; i < noverrides; i++) {
 		char key[64];

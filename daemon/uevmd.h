@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include "uevm/integrity.h"
 #include "uevm/measure.h"
 #include "uevm/policy.h"
@@ -77,10 +78,8 @@ struct uevmd_config {
 };
 
 void uevmd_config_defaults(struct uevmd_config *c);
-/* Read PATH (key = value lines); on error prints "PATH:LINE: why". */
-int uevmd_config_load(const char *path, struct uevmd_config *c);
-/* The same from FP, or from LEN bytes at BUF (fuzz/uevmd_conf.c); NAME is
- * what the messages, written to ERRFP, call it. */
+/* "key = value" lines from FP, or from LEN bytes at BUF; NAME is what the
+ * messages, written to ERRFP as "NAME:LINE: why", call it. */
 int uevmd_config_load_fp(FILE *fp, const char *name, FILE *errfp,
 			 struct uevmd_config *c);
 int uevmd_config_load_mem(const void *buf, size_t len, const char *name,
@@ -88,6 +87,23 @@ int uevmd_config_load_mem(const void *buf, size_t len, const char *name,
 /* One "key = value" setting (also the command line's -o). */
 int uevmd_config_set(struct uevmd_config *c, const char *key, const char *value);
 void uevmd_config_free(struct uevmd_config *c);
+
+/* ---- the daemon's own input files (inputs.c) ------------------------------ */
+
+struct uevmd_input {
+	int fd;
+	struct stat st;		/* as read */
+	const char *path;
+	const char *what;	/* "configuration", "policy", "certificate" */
+};
+
+int input_open(struct uevmd_input *in, const char *path, const char *what);
+/* The whole file (16 MiB at most), NUL-terminated; free() it. */
+int input_read(struct uevmd_input *in, char **out, size_t *len);
+/* Refuse (-EPERM) an input on a watched filesystem, or one with labels,
+ * that does not pass appraisal with CTX's key, or changed since read. */
+int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx);
+void input_close(struct uevmd_input *in);
 
 /* ---- control requests (control_parse.c) --------------------------------- */
 

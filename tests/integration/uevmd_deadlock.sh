@@ -34,6 +34,8 @@ LOG=$V/uevmd.log
 CONF=$E/uevmd.conf
 write_conf "measurement_list = $V/measurements" "audit_syslog = yes" \
 	"syslog_socket = $T/syslog.sock" "deadline_ms = 3000"
+# On the watched filesystem, uevmd's own inputs must pass appraisal.
+"$UEVM" label --hmac-key "$E/key" "$CONF" >/dev/null
 
 cat >"$T/standin.py" <<'EOF'
 # A journald stand-in: datagrams (or stdin lines) appended to FILE, which
