@@ -5,17 +5,28 @@
 #include <string.h>
 #include "lib_private.h"
 
-static bool has_protected_xattr(const struct uevm_ctx *ctx,
-				const struct uevm_file *f)
+/*
+ * Is any protected xattr there?  As the kernel's evm_find_protected_xattrs:
+ * 1 yes, 0 none, or the error of one that cannot be read (-EUCLEAN from a
+ * damaged EA inode, -EIO): that is not "absent", or a file whose labels are
+ * unreadable would pass as one that never had any.
+ */
+static int find_protected_xattr(const struct uevm_ctx *ctx,
+				const struct uevm_file *f, const char **bad)
 {
 	uint8_t *buf = NULL;
 	size_t size = 0;
-	bool found = false;
+	int found = 0;
 
 	for (size_t i = 0; i < ctx->nxattrs && !found; i++) {
 		ssize_t n = uevm_getxattr_alloc(f, ctx->xattrs[i], &buf, &size);
 
-		found = n >= 0;
+		if (n >= 0) {
+			found = 1;
+		} else if (n != -ENODATA && n != -EOPNOTSUPP) {
+			*bad = ctx->xattrs[i];
+			found = (int)n;
+		}
 	}
 	free(buf);
 	return found;
@@ -40,10 +51,16 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 		detail[0] = '\0';
 	n = uevm_getxattr_alloc(f, XATTR_NAME_EVM, &buf, &size);
 	if (n == -ENODATA) {
-		st = has_protected_xattr(ctx, f) ? INTEGRITY_NOLABEL
-						 : INTEGRITY_NOXATTRS;
-		DETAIL("%s", st == INTEGRITY_NOLABEL ? "no security.evm" :
-			     "no EVM-protected xattr");
+		const char *bad = NULL;
+		int found = find_protected_xattr(ctx, f, &bad);
+
+		if (found < 0) {
+			st = INTEGRITY_FAIL;
+			DETAIL("cannot read %s: %s", bad, strerror(-found));
+		} else {
+			st = found ? INTEGRITY_NOLABEL : INTEGRITY_NOXATTRS;
+			DETAIL("%s", found ? "no security.evm" : "no EVM-protected xattr");
+		}
 		goto out;
 	}
 	if (n == -EOPNOTSUPP) {

@@ -22,7 +22,8 @@
  *   noxattr   NAME                          every xattr call: EOPNOTSUPP
  *
  * NAME is a file's last path component or '*'; XATTR a name or '*';
- * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES).
+ * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES,
+ * EUCLEAN).
  * Every injected failure is logged to RULES.hits, one line
  * "OP NAME ERRNO" each, so a test can tell that the fault was really hit.
  */
@@ -65,6 +66,7 @@ static const struct { const char *name; int err; } errnos[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
 	{ "EROFS", EROFS }, { "EOPNOTSUPP", EOPNOTSUPP }, { "ENOTSUP", ENOTSUP },
 	{ "EACCES", EACCES }, { "EPERM", EPERM }, { "E2BIG", E2BIG },
+	{ "EUCLEAN", EUCLEAN },
 };
 
 static int errno_by_name(const char *s)
