@@ -41,12 +41,14 @@ const char uevmd_mount_mark_caveat[] =
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"Usage: uevmd [-c CONFIG] [-o KEY=VALUE]... [-f] [--check]\n"
+		"Usage: uevmd [-c CONFIG] [-o KEY=VALUE]... [-f] [--check] [--supervise]\n"
 		"EVM/IMA appraisal and measurement for native mounts (fanotify).\n\n"
 		"  -c, --config FILE   configuration (default %s)\n"
 		"  -o KEY=VALUE        override a configuration key\n"
 		"  -f, --foreground    also log to stderr\n"
 		"      --check         load configuration, key and policy, then exit\n"
+		"      --supervise     keep the fanotify groups in a small parent process\n"
+		"                      and restart uevmd at once if it dies (opens wait)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
 		"See uevmd(8).\n", UEVMD_DEFAULT_CONFIG);
@@ -301,11 +303,12 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "supervise", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *overrides[64];
 	int noverrides = 0, c, ret, sig;
-	bool check = false, fg = false;
+	bool check = false, fg = false, supervised = false;
 	sigset_t set;
 
 	config_in.fd = -1;
@@ -334,6 +337,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("uevmd %s\n", UEVM_VERSION);
 			return 0;
+		case 'S':
+			supervised = true;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -343,6 +349,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* The keeper of the groups stays here; its child goes on below. */
+	if (supervised && !check)
+		supervise();
+
+	/* Threads inherit this mask: only the main thread takes signals. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* A read lease taken to count writers may be broken: no signal. */
+	signal(SIGIO, SIG_IGN);
 
 	/* The HMAC key lives in this process. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -353,6 +372,18 @@ int main(int argc, char **argv)
 	own_tid_register();
 
 	uevmd_config_defaults(&D->cfg);
+	/* A restart under a keeper of the groups: the permission group comes
+	 * back with its marks, and opens already wait in it.  Answer our own
+	 * opens from now on, before reading any file. */
+	{
+		int fd = sd_listen_fd("perm");
+
+		if (fd >= 0 && (ret = perm_adopt(fd)) != 0) {
+			fprintf(stderr, "uevmd: cannot take over the permission group: %s\n",
+				strerror(-ret));
+			return 1;
+		}
+	}
 	/* Kept open: appraised with the key, once that is loaded. */
 	ret = input_open(&config_in, D->config_path, "configuration");
 	if (!ret) {
@@ -383,11 +414,12 @@ int main(int argc, char **argv)
 	}
 	if (fg)
 		D->cfg.log_stderr = true;
-	if (!D->cfg.fail_open_ok) {
+	if (!D->cfg.fail_open_ok && !sd_fdstore_available()) {
 		fprintf(stderr, "uevmd: on_exit = refuse: when uevmd exits or is killed, the "
-			"kernel allows every pending and later open (fanotify has no "
-			"fail-closed mode); refusing to start.  Hosts that need "
-			"fail-closed enforcement need the kernel's EVM and IMA.\n");
+			"kernel allows every pending and later open, unless another process "
+			"keeps the fanotify groups; refusing to start without one.  Run "
+			"'uevmd --supervise', or under systemd with FileDescriptorStoreMax=2 "
+			"(see uevmd(8)).\n");
 		return 1;
 	}
 	if (!D->cfg.nmounts && !D->cfg.nfilesystems) {
@@ -400,19 +432,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* Threads inherit this mask: only the main thread takes signals. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	/* A read lease taken to count writers may be broken: no signal. */
-	signal(SIGIO, SIG_IGN);
-
 	D->stop_efd = eventfd(0, EFD_CLOEXEC);
 	if (D->stop_efd < 0 || log_start())
 		return 1;
+	if (D->stale_denied)
+		ulog(LOG_WARNING, "restarted: %ld opens left pending by the previous uevmd "
+		     "were refused (not appraised)", D->stale_denied);
 	if ((ret = setup_integrity()) || (ret = setup_measurements()))
 		goto fail;
 	if (check) {
@@ -434,6 +459,13 @@ int main(int argc, char **argv)
 	if ((ret = perm_init()) || (ret = perm_start()) || (ret = perm_add_marks()) ||
 	    (ret = watchdog_start()))
 		goto fail;
+	/* A keeper of the groups (uevmd --supervise, systemd's store) holds
+	 * them while a new uevmd starts: opens then wait instead of passing. */
+	if (sd_fdstore_available()) {
+		sd_notify_store_fd("perm", D->perm_fd);
+		if (D->notif_fd >= 0)
+			sd_notify_store_fd("notif", D->notif_fd);
+	}
 	for (int i = 0; i < D->cfg.nmounts; i++)
 		ulog(LOG_WARNING, "mount = %s: %s", D->cfg.mounts[i], uevmd_mount_mark_caveat);
 	atomic_store(&D->running, 1);

@@ -55,9 +55,17 @@ int notify_init(void)
 			    FAN_UNLIMITED_QUEUE | FAN_REPORT_DFID_NAME | FAN_REPORT_FID;
 	int fd;
 
-	fd = fanotify_init(base | FAN_REPORT_TARGET_FID, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && errno == EINVAL)	/* before Linux 5.17 */
-		fd = fanotify_init(base, O_RDONLY | O_CLOEXEC);
+	/* Kept by a supervisor across a restart: the changes made meanwhile
+	 * wait in it. */
+	fd = sd_listen_fd("notif");
+	if (fd >= 0) {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	} else {
+		fd = fanotify_init(base | FAN_REPORT_TARGET_FID, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && errno == EINVAL)	/* before Linux 5.17 */
+			fd = fanotify_init(base, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		ulog(LOG_ERR, "fanotify_init (notification events with file handles): %m");
 		return -errno;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,12 +45,63 @@ static bool queue_stop, reader_started;
 
 #define PERM_EVENTS (FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM)
 
+static void slots_init(void)
+{
+	n_free = 0;
+	for (int i = 0; i < NSLOTS; i++) {
+		slots[i].fd = -1;
+		free_list[n_free++] = NSLOTS - 1 - i;
+	}
+}
+
+static void *reader_main(void *arg);
+
+/*
+ * The permission group kept by a supervisor (or systemd's descriptor
+ * store) while the previous uevmd died.  Opens it had read but not
+ * answered are still pending in the kernel, known only by their
+ * descriptor numbers in the dead process: each number is answered
+ * "deny" (no one appraised them) before any new event is read, so none
+ * can be mistaken for a new one.  Its ignore marks go too (this daemon
+ * has judged nothing yet).  Then the reader starts at once: this
+ * daemon's own opens while it starts up are allowed, others wait.
+ */
+int perm_adopt(int fd)
+{
+	struct rlimit rl;
+	long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ?
+		   (long)rl.rlim_cur : 1L << 20;
+	int ret;
+
+	D->perm_fd = fd;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	for (long i = 0; i < max; i++) {
+		struct fanotify_response r = { .fd = (int)i, .response = FAN_DENY };
+
+		if (write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r))
+			D->stale_denied++;
+	}
+	fanotify_mark(fd, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL);
+	slots_init();
+	ret = pthread_create(&reader, NULL, reader_main, NULL);
+	reader_started = ret == 0;
+	return -ret;
+}
+
 int perm_init(void)
 {
 	unsigned int base = FAN_CLOEXEC | FAN_NONBLOCK | FAN_CLASS_CONTENT |
 			    FAN_UNLIMITED_QUEUE | FAN_UNLIMITED_MARKS | FAN_REPORT_TID;
 	unsigned int ev_flags = O_RDONLY | O_LARGEFILE | O_CLOEXEC | O_NOATIME;
 	int fd;
+
+	if (D->perm_fd >= 0) {
+		/* Adopted (perm_adopt): the group and its marks exist. */
+		if (D->cfg.fastpath)
+			atomic_store(&D->ignore_flags, FAN_MARK_IGNORE | FAN_MARK_EVICTABLE);
+		return 0;
+	}
 
 	/* FAN_ENABLE_AUDIT needs CAP_AUDIT_WRITE and Linux 4.15. */
 	fd = fanotify_init(base | FAN_ENABLE_AUDIT, ev_flags);
@@ -68,10 +120,7 @@ int perm_init(void)
 	D->perm_fd = fd;
 	if (D->cfg.fastpath)
 		atomic_store(&D->ignore_flags, FAN_MARK_IGNORE | FAN_MARK_EVICTABLE);
-	for (int i = 0; i < NSLOTS; i++) {
-		slots[i].fd = -1;
-		free_list[n_free++] = NSLOTS - 1 - i;
-	}
+	slots_init();
 	return 0;
 }
 
@@ -133,7 +182,7 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	if (m->fd < 0)
 		return;
 	atomic_fetch_add(&D->st.events, 1);
-	if (own_tid(m->pid) || integrity_sys_mode(D->sys) == INTEGRITY_MODE_OFF) {
+	if (own_tid(m->pid) || (D->sys && integrity_sys_mode(D->sys) == INTEGRITY_MODE_OFF)) {
 		respond(m->fd, FAN_ALLOW);
 		close(m->fd);
 		atomic_fetch_add(&D->st.own, 1);
@@ -481,6 +530,8 @@ int perm_start(void)
 			return -ret;
 		}
 	}
+	if (reader_started)
+		return 0;	/* started when the group was adopted */
 	ret = pthread_create(&reader, NULL, reader_main, NULL);
 	reader_started = ret == 0;
 	return -ret;

@@ -163,6 +163,7 @@ struct uevmd {
 	atomic_int running;		/* 1 once READY */
 	atomic_int stopping;
 	int stop_efd;			/* eventfd: wakes every thread */
+	long stale_denied;		/* pending opens of a predecessor refused */
 	struct uevmd_stats st;
 };
 
@@ -196,6 +197,8 @@ void ulog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- fanotify permission group (perm.c) and workers (worker.c) ---------- */
 
+/* Take over the permission group FD a supervisor kept (see perm.c). */
+int perm_adopt(int fd);
 int perm_init(void);
 int perm_add_marks(void);
 int perm_start(void);
@@ -286,6 +289,17 @@ int watchdog_start(void);
 void watchdog_stop(void);
 int sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t sd_watchdog_usec(void);
+/* FDSTORE=1: the service manager keeps FD (named NAME) across restarts. */
+int sd_notify_store_fd(const char *name, int fd);
+/* Whether a keeper of the groups runs us (uevmd --supervise). */
+bool sd_fdstore_available(void);
+/* The descriptor NAME given back at this start ($LISTEN_FDNAMES), or -1. */
+int sd_listen_fd(const char *name);
+
+/* ---- supervise.c: `uevmd --supervise`, a keeper of the fanotify groups -- */
+
+/* Returns in the child, which goes on as the daemon (0), or never. */
+int supervise(void);
 
 /* ---- control (control.c, tree.c) ----------------------------------------- */
 
