@@ -148,6 +148,7 @@ out=$(evmctl ima_verify -k "$K/p384.der" "$f" 2>&1)
 expect_match "... and evmctl accepts it" "verification is OK" "$out"
 openssl pkey -in "$K/rsa2048.key" -aes256 -passout pass:s3cret -out "$K/enc.key"
 printf 's3cret\n' >"$T/pass"
+chmod 600 "$T/pass"
 expect_rc "an encrypted key without its pass phrase is refused" 2 \
 	"$UEVM" sign -k "$K/enc.key" "$f"
 expect_rc "an encrypted key with --pass-file signs" 0 \
