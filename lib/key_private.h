@@ -77,4 +77,18 @@ void uevm_scrub(void);
 int uevm_keyring_read_secret(const char *desc, size_t max,
 			     struct uevm_secret *out);
 
+/* The user key keyring:DESC names: its serial, owner and the keyring it
+ * was found on (session keyring or user keyring, or one linked there). */
+struct uevm_keyring_hit {
+	int32_t serial;
+	uint32_t uid;
+	char keyring[32];
+};
+/* uevm_keyring_take, also saying which key it took. */
+int uevm_keyring_take_hit(const char *desc, bool burn, struct uevm_key **out,
+			  struct uevm_keyring_hit *hit);
+/* "user key 'DESC' (serial N) owned by uid U on the user keyring". */
+void uevm_keyring_hit_describe(const struct uevm_keyring_hit *hit,
+			       const char *desc, char *buf, size_t len);
+
 #endif

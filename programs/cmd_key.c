@@ -295,6 +295,26 @@ static int key_generate(struct key_opts *o, int argc, char **argv, int first)
 	return ret;
 }
 
+static const char *keyring_name(int32_t id)
+{
+	static char buf[32];
+
+	switch (id) {
+	case KEY_SPEC_USER_KEYRING:
+		return "user keyring";
+	case KEY_SPEC_SESSION_KEYRING:
+		return "session keyring";
+	case KEY_SPEC_USER_SESSION_KEYRING:
+		return "user session keyring";
+	case KEY_SPEC_PROCESS_KEYRING:
+		return "process keyring";
+	case KEY_SPEC_THREAD_KEYRING:
+		return "thread keyring";
+	}
+	snprintf(buf, sizeof(buf), "keyring %d", (int)id);
+	return buf;
+}
+
 static int key_load(struct key_opts *o, int argc, char **argv, int first)
 {
 	enum uevm_key_form form;
@@ -321,9 +341,9 @@ static int key_load(struct key_opts *o, int argc, char **argv, int first)
 		return EXIT_ERROR;
 	}
 	uevm_key_fingerprint(key, fpr);
-	printf("loaded %zu-byte key (%s, fingerprint %s) as user key '%s', serial %d\n",
-	       uevm_key_size(key), uevm_key_form_name(form), fpr, o->name,
-	       (int)serial);
+	printf("loaded %zu-byte key (%s, fingerprint %s) as user key '%s', serial %d, "
+	       "on the %s\n", uevm_key_size(key), uevm_key_form_name(form), fpr,
+	       o->name, (int)serial, keyring_name(o->keyring));
 	printf("a consumer takes it with --hmac-key keyring:%s%s\n", o->name,
 	       strcmp(o->name, UEVM_KEYRING_DEFAULT_NAME) ? ",burn" : "");
 	uevm_key_free(key);
@@ -350,12 +370,14 @@ static int key_status(struct key_opts *o, int argc, char **argv, int first)
 		return EXIT_ERROR;
 	}
 	if (st.serial)
-		printf("keyring: user key '%s' present (serial %d, %zu bytes), "
-		       "fingerprint %s\n", o->name, (int)st.serial, st.len,
+		printf("keyring: user key '%s' present (serial %d, owner uid %u, %s, "
+		       "%zu bytes), fingerprint %s\n", o->name, (int)st.serial,
+		       (unsigned)st.uid, st.keyring, st.len,
 		       *st.fingerprint ? st.fingerprint : "(unreadable)");
 	else
-		printf("keyring: no user key '%s' (not loaded, or taken and burnt "
-		       "by a consumer)\n", o->name);
+		printf("keyring: no user key '%s' owned by uid %u or root (not "
+		       "loaded, or taken and burnt by a consumer)\n", o->name,
+		       (unsigned)geteuid());
 	if (*st.info)
 		printf("last load: %s\n", st.info);
 	for (int i = first; i < argc; i++)

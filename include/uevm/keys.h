@@ -205,17 +205,21 @@ int uevm_keyring_parse(const char *s, int32_t *id);
  * user key "uevm-info:DESC" for `uevm key status`. */
 int uevm_keyring_put(const struct uevm_key *key, const char *desc,
 		     int32_t keyring, const char *source, int32_t *serial);
-/* Read user key DESC; when BURN, then overwrite it with zeros, invalidate
- * it (it leaves every keyring) and fail if that is not possible. */
+/* Read user key DESC (found as keyring:DESC finds it); when BURN, then
+ * overwrite it with zeros, invalidate it (it leaves every keyring) and
+ * fail if that is not possible. */
 int uevm_keyring_take(const char *desc, bool burn, struct uevm_key **out);
 
 struct uevm_keyring_status {
 	int32_t serial;			/* 0 when no such key */
+	uint32_t uid;			/* its owner */
+	char keyring[32];		/* "session keyring", "user keyring", ... */
 	size_t len;			/* payload size */
 	char fingerprint[17];		/* of the key, "" when absent */
 	char info[256];			/* the uevm-info companion, "" if none */
 };
-/* Look at user key DESC without burning it. */
+/* Look at user key DESC, found as keyring:DESC finds it, without burning
+ * it.  Keys of that name owned by others are skipped with a warning. */
 int uevm_keyring_status(const char *desc, struct uevm_keyring_status *st);
 
 #ifdef __cplusplus

@@ -68,7 +68,7 @@ for cmd in "label -r" "verify -r" hmac; do
 		"$UEVM" $cmd --hmac-key "$T/no.key" "$R" "$R/a"
 	run_err "$cmd with a directory as key" 2 "key file $T is not a regular file" \
 		"$UEVM" $cmd --hmac-key "$T" "$R" "$R/a"
-	run_err "$cmd with a missing keyring key" 2 "no user key 'uevm-test-absent-$$' on the keyring" \
+	run_err "$cmd with a missing keyring key" 2 "no user key 'uevm-test-absent-$$' owned by uid 0 or root" \
 		"$UEVM" $cmd --hmac-key "keyring:uevm-test-absent-$$" "$R" "$R/a"
 	run_err "$cmd without a key" 2 "no HMAC key" "$UEVM" $cmd "$R" "$R/a"
 done
