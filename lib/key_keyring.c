@@ -57,7 +57,9 @@ UEVM_EXPORT int uevm_keyring_parse(const char *s, int32_t *id)
  * key root then uses.  So the keyrings are walked here instead: the session
  * keyring, then the user keyring (where `uevm key load` puts the key),
  * each with the keyrings linked into it; only a user key owned by the
- * caller's euid or by root is taken, others are skipped with a warning.
+ * caller's euid or by root, reached through keyrings owned by them, is
+ * taken (the owner of a keyring possesses the keys on it: they can read
+ * and update even root's); others are skipped with a warning.
  */
 #define WALK_DEPTH 6		/* the kernel's keyring nesting limit */
 #define WALK_SEEN 128
@@ -125,17 +127,29 @@ static bool trusted_owner(uid_t uid)
 }
 
 /* Look at one key of RING: take it, skip it (with a warning), or, on the
- * second pass, walk it if it is a keyring. */
+ * second pass, walk it if it is a keyring.  RING_UID is -1 while every
+ * keyring on the way is the caller's or root's, else the first other
+ * owner met: whoever owns a keyring possesses what is on it, and so can
+ * read and replace even root's keys there. */
 static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
-		     int pass, int depth);
+		     int pass, int depth, long ring_uid);
 
-static void walk_ring(struct walk *w, key_serial_t ring, int depth)
+static void walk_ring(struct walk *w, key_serial_t ring, int depth,
+		      long ring_uid)
 {
+	const char *type, *desc;
 	void *buf = NULL;
+	char *dbuf;
+	uid_t uid;
 	long n;
 
 	if (w->found || depth > WALK_DEPTH || seen_before(w, ring))
 		return;
+	if (!describe(ring, &dbuf, &type, &uid, &desc))
+		uid = (uid_t)-1;
+	free(dbuf);
+	if (ring_uid < 0 && !trusted_owner(uid))
+		ring_uid = (long)uid;
 	n = keyctl_read_alloc(ring, &buf);
 	if (n < 0)
 		return;	/* a keyring we cannot read is not searched */
@@ -144,12 +158,30 @@ static void walk_ring(struct walk *w, key_serial_t ring, int depth)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < (size_t)n / sizeof(key_serial_t) &&
 		     !w->found; i++)
-			walk_one(w, ring, ((key_serial_t *)buf)[i], pass, depth);
+			walk_one(w, ring, ((key_serial_t *)buf)[i], pass, depth,
+				 ring_uid);
 	free(buf);
 }
 
+static void skip_warning(struct walk *w, key_serial_t id, const char *desc,
+			 uid_t uid, const char *where, long ring_uid)
+{
+	if (w->quiet || seen_before(w, id))
+		return;
+	if (!trusted_owner(uid))
+		uevm_warn("skipped user key '%s' (serial %d) owned by uid %u on the "
+			  "%s: only keys owned by uid %u or root are used", desc,
+			  (int)id, (unsigned)uid, where, (unsigned)geteuid());
+	else
+		uevm_warn("skipped user key '%s' (serial %d) owned by uid %u on the "
+			  "%s, which uid %ld owns or reaches: that user can read and "
+			  "replace it; only keys on keyrings of uid %u or root are used",
+			  desc, (int)id, (unsigned)uid, where, ring_uid,
+			  (unsigned)geteuid());
+}
+
 static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
-		     int pass, int depth)
+		     int pass, int depth, long ring_uid)
 {
 	const char *type, *desc;
 	char *buf, where[32];
@@ -161,21 +193,18 @@ static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
 	}
 	if (pass == 1 && !strcmp(type, "keyring")) {
 		free(buf);
-		walk_ring(w, id, depth + 1);
+		walk_ring(w, id, depth + 1, ring_uid);
 		return;
 	}
 	if (pass == 0 && !strcmp(type, "user") && !strcmp(desc, w->desc)) {
 		ring_name(w, ring, where, sizeof(where));
-		if (trusted_owner(uid)) {
+		if (trusted_owner(uid) && ring_uid < 0) {
 			w->found = true;
 			w->hit->serial = id;
 			w->hit->uid = (uint32_t)uid;
 			snprintf(w->hit->keyring, sizeof(w->hit->keyring), "%s", where);
-		} else if (!w->quiet && !seen_before(w, id)) {
-			uevm_warn("skipped user key '%s' (serial %d) owned by uid %u on "
-				  "the %s: only keys owned by uid %u or root are used",
-				  desc, (int)id, (unsigned)uid, where,
-				  (unsigned)geteuid());
+		} else {
+			skip_warning(w, id, desc, uid, where, ring_uid);
 		}
 	}
 	free(buf);
@@ -191,13 +220,13 @@ static key_serial_t find_key(const char *desc, bool quiet,
 	w.session = keyctl_get_keyring_ID(KEY_SPEC_SESSION_KEYRING, 0);
 	w.user = keyctl_get_keyring_ID(KEY_SPEC_USER_KEYRING, 0);
 	if (w.session > 0)
-		walk_ring(&w, w.session, 0);
+		walk_ring(&w, w.session, 0, -1);
 	if (w.user > 0)
-		walk_ring(&w, w.user, 0);
+		walk_ring(&w, w.user, 0, -1);
 	if (!w.found)
 		return uevm_err(ENOKEY, "no user key '%s' owned by uid %u or root on "
-				"the session or user keyring", desc,
-				(unsigned)geteuid());
+				"the session or user keyring (or a keyring of "
+				"theirs linked there)", desc, (unsigned)geteuid());
 	return hit->serial;
 }
 
@@ -292,15 +321,40 @@ static key_serial_t add_user_key(const char *desc, const void *data,
 	return id;
 }
 
+/* The key is never put where another user possesses it: on a keyring
+ * they own (under sudo, the session keyring is the invoking user's) they
+ * could read it, and replace it under root's name. */
+static int check_target(key_serial_t keyring)
+{
+	const char *type, *desc;
+	char *buf;
+	uid_t uid;
+	bool ok = describe(keyring, &buf, &type, &uid, &desc);
+
+	free(buf);
+	if (!ok)
+		return uevm_err(errno, "cannot look at the target keyring: %m");
+	if (!trusted_owner(uid))
+		return uevm_err(EPERM, "the target keyring belongs to uid %u, who "
+				"could read the key there and replace it; use the "
+				"user keyring (the default, --keyring @u)",
+				(unsigned)uid);
+	return 0;
+}
+
 UEVM_EXPORT int uevm_keyring_put(const struct uevm_key *key, const char *desc,
 				 int32_t keyring, const char *source,
 				 int32_t *serial)
 {
 	char info_desc[256], info[512], fpr[17], when[32];
 	key_serial_t id;
+	int ret;
 
 	if (!desc || !*desc || strlen(desc) > 200)
 		return uevm_err(EINVAL, "bad key name '%s'", desc ? desc : "");
+	ret = check_target(keyring);
+	if (ret)
+		return ret;
 	id = add_user_key(desc, key->raw, key->len, keyring);
 	if (id < 0)
 		return id;

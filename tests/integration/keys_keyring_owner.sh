@@ -33,6 +33,7 @@ planted=$("${NOBODY[@]}" keyctl padd user "$NAME" @s <attacker.key)
 expect_match "the user plants a key in the session keyring root uses" '^[0-9]+$' "$planted"
 expect_match "... owned by that user" "^user;65534;" "$(keyctl rdescribe "$planted")"
 
+make_key root.key
 # The user's tree, tampered and labelled with the planted key.
 mkdir tree && echo evil >tree/f
 chmod 600 attacker.key
@@ -52,9 +53,21 @@ expect_match "... and naming the key it skipped (serial and owner)" \
 	"warning: .*skipped user key '$NAME' \(serial $planted\) owned by uid 65534" "$out"
 expect_match "the planted key was not burnt or taken" "^user;65534;" "$(keyctl rdescribe "$planted" 2>&1)"
 
+# Root's own key on the user's session keyring is no better: whoever owns
+# a keyring possesses the keys on it, and can replace them.
+ses=$(keyctl padd user "$NAME-ses" @s <root.key)
+check "the session keyring's owner can replace root's key on it" \
+	"${NOBODY[@]}" keyctl pupdate "$ses" <attacker.key
+out=$("$UEVM" verify -r --hmac-key "keyring:$NAME-ses" tree 2>&1)
+expect_eq "root's key on another user's session keyring is not used" 2 $?
+expect_match "... the warning names the keyring's owner" \
+	"skipped user key '$NAME-ses' \(serial $ses\) owned by uid 0 on the session keyring, which uid 65534 owns" "$out"
+out=$("$UEVM" key load --keyring @s --name "$NAME-ses" raw:root.key 2>&1)
+expect_eq "key load refuses a keyring another user owns" 2 $?
+expect_match "... saying why" "target keyring belongs to uid 65534" "$out"
+
 # With root's own key of that name on its user keyring (where uevm key
 # load puts it), root's key is used.
-make_key root.key
 "$UEVM" key load --name "$NAME" raw:root.key >load.out 2>&1
 mine=$(sed -n 's/.*, serial \([0-9]*\),.*/\1/p' load.out)
 expect_match "key load: on root's user keyring" "as user key '$NAME', serial [0-9]+, on the user keyring" "$(cat load.out)"
