@@ -129,6 +129,7 @@ expect_eq "--keyid-from-cert takes the last 4 bytes of the SKID" a1b2c3d4 \
 "$UEVM" sign -k "$K/rsa2048.key" --keyid 0badcafe "$f"
 expect_eq "--keyid sets the keyid" 0badcafe "$(xattr_hex security.ima "$f" | cut -c7-14)"
 cat "$K/rsa2048.key" "$K/skid.pem" >"$K/key+cert.pem"
+chmod 600 "$K/key+cert.pem"
 "$UEVM" sign -k "$K/key+cert.pem" "$f"
 expect_eq "a certificate beside the key gives its SKID keyid (as evmctl)" a1b2c3d4 \
 	"$(xattr_hex security.ima "$f" | cut -c7-14)"
