@@ -58,11 +58,12 @@ int uevm_key_describe_mem(const uint8_t *data, size_t size, char *out,
 			  size_t len);
 
 /* Parse a key specification without touching any file or keyring: its
- * form (UNKNOWN: detect from the contents), whether it names a keyring
+ * form (a plain path is RAW, with PLAIN set), whether it names a keyring
  * key, and the passphrase-fd and burn options (-1 when absent). */
 struct uevm_key_spec_info {
 	enum uevm_key_form form;
 	bool keyring;
+	bool plain;
 	int passphrase_fd;
 	int burn;
 	bool has_master, has_tcti;

@@ -198,12 +198,43 @@ static void load_opts(const struct key_opts *o, int *fd,
 	lo->tcti = o->tcti;
 }
 
+/* --passphrase-fd, --master-key and --tcti describe one form of input;
+ * with a SPEC of another form they are a mistake, not to pass silently. */
+static int opts_fit(const char *spec, const struct key_opts *o)
+{
+	enum uevm_key_form form;
+	static const struct {
+		enum uevm_key_form form;
+		const char *opt, *prefix;
+	} only[] = {
+		{ UEVM_KEY_FORM_PASSPHRASE, "--passphrase-fd", "passphrase:" },
+		{ UEVM_KEY_FORM_KERNEL_BLOB, "--master-key", "kernel-blob:" },
+		{ UEVM_KEY_FORM_TPM, "--tcti", "tpm:" },
+	};
+	bool given[] = { o->pass_fd >= 0, o->master != NULL, o->tcti != NULL };
+
+	if (uevm_key_spec_form(spec, &form)) {
+		error_msg("%s", uevm_last_error());
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
+		if (given[i] && form != only[i].form) {
+			error_msg("%s applies to a %s key, not to %s (name the "
+				  "key's form in KEYSPEC)", only[i].opt,
+				  only[i].prefix, spec);
+			return -1;
+		}
+	return 0;
+}
+
 static int load_key(const char *spec, const struct key_opts *o,
 		    struct uevm_key **key, enum uevm_key_form *form)
 {
 	struct uevm_key_load_opts lo;
 	int fd;
 
+	if (opts_fit(spec, o))
+		return -1;
 	load_opts(o, &fd, &lo);
 	if (uevm_key_load_ex(spec, &lo, key, form)) {
 		error_msg("%s", uevm_last_error());
@@ -475,8 +506,14 @@ static int key_import(struct key_opts *o, int argc, char **argv, int first)
 		/* The passphrase fd is for the new file; an input that needs a
 		 * passphrase asks on the terminal (or passphrase-fd= in KEYSPEC). */
 		struct key_opts in = *o;
+		enum uevm_key_form form;
 
 		in.pass_fd = -1;
+		/* --tcti seals the new file; it reaches the input only when
+		 * that is sealed too. */
+		if (!uevm_key_spec_form(spec ? spec : argv[first], &form) &&
+		    form != UEVM_KEY_FORM_TPM)
+			in.tcti = NULL;
 		if (load_key(spec ? spec : argv[first], &in, &key, NULL)) {
 			free(spec);
 			return EXIT_ERROR;

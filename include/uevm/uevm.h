@@ -187,9 +187,12 @@ int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16]);
 
 struct uevm_key;
 /*
- * Load an HMAC key.  SPEC is a path to a file of 1..128 raw bytes, or
- * "keyring:DESCRIPTION" for a user key on the caller's keyrings.  The key
- * is kept in locked memory excluded from core dumps.
+ * Load an HMAC key.  SPEC is a path to a file of 1..128 raw bytes (also
+ * written raw:PATH), "keyring:DESCRIPTION" for a user key owned by the
+ * caller or root on the session or user keyring, or a protected form named
+ * as uevm/keys.h describes (passphrase:, tpm:, kernel-blob:).  The form is
+ * never guessed from the file.  The key is kept in locked memory excluded
+ * from core dumps.
  */
 int uevm_key_load(const char *spec, struct uevm_key **out);
 int uevm_key_from_bytes(const void *data, size_t len, struct uevm_key **out);

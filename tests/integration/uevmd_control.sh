@@ -39,7 +39,7 @@ write_conf
 out=$("$UEVMD" -c "$CONF" --check 2>&1)
 expect_eq "uevmd --check loads configuration, key and policy" 0 $?
 expect_match "  and says so" "policy load \(4 rules\)" "$out"
-out=$("$UEVMD" -c "$TESTS_DIR/../dist/uevmd.conf" -o "key=$T/key" \
+out=$("$UEVMD" -c "$TESTS_DIR/../dist/uevmd.conf" -o "key=raw:$T/key" \
 	-o "measurement_list=$T/example.ml" --check 2>&1)
 expect_eq "the example configuration (dist/uevmd.conf) loads" 0 $?
 expect_match "  with its built-in policy" "policy load \([0-9]+ rules\)" "$out"
