@@ -65,7 +65,7 @@ EOF
 cat >"$WORK/uevmd.conf" <<EOF
 filesystem = $MNT
 policy = $WORK/policy
-key = $WORK/key
+key = raw:$WORK/key
 control_socket = $WORK/uevmd.sock
 control_tree = none
 log_file = $WORK/uevmd.log

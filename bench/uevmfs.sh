@@ -49,18 +49,18 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$S" "$M" "$F"
 
-head -c 32 /dev/urandom >"$WORK/key"
+(umask 077 && head -c 32 /dev/urandom >"$WORK/key")
 echo "bench: making a ${SIZE_MB} MiB file and labelling it ..."
 head -c $((SIZE_MB * 1048576)) /dev/urandom >"$S/big"
 head -c 4096 /dev/urandom >"$S/small"
 "$UEVM" label -r --hmac-key "$WORK/key" "$S" >/dev/null
 
-"$UEVMFS" "$S" "$M" -f -o "key=$WORK/key,ml=memory,securityfs=none,nosyslog" \
+"$UEVMFS" "$S" "$M" -f -o "key=raw:$WORK/key,ml=memory,securityfs=none,nosyslog" \
 	2>"$WORK/uevmfs.log" &
 PID=$!
 for _ in $(seq 1 200); do grep -q " $M fuse.uevmfs " /proc/mounts && break; sleep 0.05; done
 grep -q " $M fuse.uevmfs " /proc/mounts || die "uevmfs did not mount: $(cat "$WORK/uevmfs.log")"
-"$UEVMFS" "$S" "$F" -f -o "key=$WORK/key,ml=memory,securityfs=none,nosyslog,fastopen" \
+"$UEVMFS" "$S" "$F" -f -o "key=raw:$WORK/key,ml=memory,securityfs=none,nosyslog,fastopen" \
 	2>"$WORK/uevmfs-fast.log" &
 PID2=$!
 for _ in $(seq 1 200); do grep -q " $F fuse.uevmfs " /proc/mounts && break; sleep 0.05; done

@@ -113,6 +113,12 @@ static int load_policy(void)
 	return 0;
 }
 
+static void log_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	ulog(LOG_WARNING, "%s", msg);
+}
+
 static int setup_integrity(void)
 {
 	struct integrity_sys_config scfg = { 0 };
@@ -132,14 +138,24 @@ static int setup_integrity(void)
 		ucfg.hash_algo = ret;
 	}
 	if (D->cfg.key) {
+		struct uevm_key_origin origin;
+
+		/* Skipped keyring keys and the like go to the log. */
+		uevm_set_warn_handler(log_warning, NULL);
 		uevm_key_load_opts_init(&ko);
 		ko.tcti = D->cfg.tcti;
+		/* The configuration names the key's form: a plain path there
+		 * may predate "a plain path is a raw key" and have meant a
+		 * protected file, since replaced by raw bytes. */
+		ko.need_form = true;
+		ko.origin = &origin;
 		ret = uevm_key_load_ex(D->cfg.key, &ko, &key, NULL);
 		if (ret) {
-			ulog(LOG_ERR, "key %s: %s", D->cfg.key, uevm_last_error());
+			ulog(LOG_ERR, "key = %s: %s", D->cfg.key, uevm_last_error());
 			return ret;
 		}
 		uevm_key_fingerprint(key, D->key_fpr);
+		ulog(LOG_NOTICE, "key: %s, fingerprint %s", origin.desc, D->key_fpr);
 	}
 	ret = uevm_ctx_new(&ucfg, key, &ctx);
 	if (ret) {

@@ -233,9 +233,9 @@ UEVMFS=$(dirname "$UEVM")/uevmfs
 if [ -x "$UEVMFS" ] && [ -c /dev/fuse ] && command -v fusermount3 >/dev/null; then
 	UFS_MNT=$WORK/uevmfs
 	mkdir -p "$UFS_MNT"
-	UFS_OPTS="key=$KEY,audit_log=$WORK/audit.log,ml=$WORK/measurements,securityfs=$WORK/security,nosyslog"
+	UFS_OPTS="key=raw:$KEY,audit_log=$WORK/audit.log,ml=$WORK/measurements,securityfs=$WORK/security,nosyslog"
 	[ ${#UUID_OPT[@]} -eq 2 ] && UFS_OPTS="$UFS_OPTS,uuid=${UUID_OPT[1]}"
-	show uevmfs demo "$UFS_MNT" -o "key=$KEY,audit_log=$WORK/audit.log,..."
+	show uevmfs demo "$UFS_MNT" -o "key=raw:$KEY,audit_log=$WORK/audit.log,..."
 	# In the foreground, in the background of this script: its exit is
 	# awaited before the demo filesystem is unmounted.
 	"$UEVMFS" "$BASE/demo" "$UFS_MNT" -f -o "$UFS_OPTS" 2>"$WORK/uevmfs.err" &

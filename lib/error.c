@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Per-thread "why did that fail" text, so errors name their cause. */
+#include <errno.h>
 #include <stdio.h>
 #include "lib_private.h"
 
@@ -23,4 +24,27 @@ UEVM_EXPORT void uevm_clear_last_error(void)
 UEVM_EXPORT const char *uevm_last_error(void)
 {
 	return last_error;
+}
+
+static uevm_warn_fn warn_fn;
+static void *warn_arg;
+
+UEVM_EXPORT void uevm_set_warn_handler(uevm_warn_fn fn, void *arg)
+{
+	warn_fn = fn;
+	warn_arg = arg;
+}
+
+void uevm_warn(const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (warn_fn)
+		warn_fn(warn_arg, msg);
+	else
+		fprintf(stderr, "%s: warning: %s\n", program_invocation_short_name, msg);
 }

@@ -58,11 +58,12 @@ int uevm_key_describe_mem(const uint8_t *data, size_t size, char *out,
 			  size_t len);
 
 /* Parse a key specification without touching any file or keyring: its
- * form (UNKNOWN: detect from the contents), whether it names a keyring
+ * form (a plain path is RAW, with PLAIN set), whether it names a keyring
  * key, and the passphrase-fd and burn options (-1 when absent). */
 struct uevm_key_spec_info {
 	enum uevm_key_form form;
 	bool keyring;
+	bool plain;
 	int passphrase_fd;
 	int burn;
 	bool has_master, has_tcti;
@@ -76,5 +77,19 @@ void uevm_scrub(void);
 /* A user key read into a secret (not burnt): keyring:DESC master keys. */
 int uevm_keyring_read_secret(const char *desc, size_t max,
 			     struct uevm_secret *out);
+
+/* The user key keyring:DESC names: its serial, owner and the keyring it
+ * was found on (session keyring or user keyring, or one linked there). */
+struct uevm_keyring_hit {
+	int32_t serial;
+	uint32_t uid;
+	char keyring[32];
+};
+/* uevm_keyring_take, also saying which key it took. */
+int uevm_keyring_take_hit(const char *desc, bool burn, struct uevm_key **out,
+			  struct uevm_keyring_hit *hit);
+/* "user key 'DESC' (serial N) owned by uid U on the user keyring". */
+void uevm_keyring_hit_describe(const struct uevm_keyring_hit *hit,
+			       const char *desc, char *buf, size_t len);
 
 #endif

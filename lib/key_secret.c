@@ -46,6 +46,11 @@ int uevm_secret_read_file(const char *path, size_t max, const char *what,
 		ret = uevm_err(EINVAL, "%s %s is not a regular file", what, path);
 		goto fail;
 	}
+	/* Before a byte is read: a file others can read or replace is no
+	 * secret and no key of the operator's. */
+	ret = uevm_check_file_safety(fd, path, what, true);
+	if (ret)
+		goto fail;
 	/* One byte more than allowed tells an oversized file apart. */
 	while (out->len < max + 1) {
 		ssize_t n = read(fd, out->data + out->len, max + 1 - out->len);
@@ -116,12 +121,19 @@ UEVM_EXPORT int uevm_passphrase_from_fd(void *arg, const char *prompt,
 					bool confirm, struct uevm_secret *out)
 {
 	int fd = *(const int *)arg;
+	struct stat st;
 	char from[32];
 	int ret;
 
 	(void)prompt;
 	(void)confirm;
 	snprintf(from, sizeof(from), "file descriptor %d", fd);
+	/* A passphrase kept in a file (3<FILE) is checked like a key file. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		ret = uevm_check_file_safety(fd, NULL, "passphrase file", true);
+		if (ret)
+			return ret;
+	}
 	ret = uevm_secret_alloc(out, PASSPHRASE_MAX);
 	if (!ret)
 		ret = read_line(fd, out, from);

@@ -16,6 +16,26 @@
 int uevm_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A warning for the process's warning handler (uevm_set_warn_handler):
+ * something was accepted, or skipped, that the user should know about. */
+void uevm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Files that key material or certificates are read from must be safe from
+ * other users, checked on the open descriptor FD (so a symlink's final
+ * target): owned by root or the caller's euid; for SECRET files not
+ * readable or writable by group or others, for public ones (certificates)
+ * not writable by them; and every directory from / down to the file owned
+ * by root or the euid and not writable by group or others unless sticky.
+ * PATH and WHAT ("key file", "certificate") name it in the message, which
+ * says how to fix it.  Returns 0 or a negative errno; with
+ * UEVM_FILE_CHECKS_WARN a failed check is a warning and 0 is returned.
+ */
+int uevm_check_file_safety(int fd, const char *path, const char *what,
+			   bool secret);
+/* Whether failed checks only warn (uevm_set_file_checks). */
+bool uevm_file_checks_warn_only(void);
+
 /* The OpenSSL digest for a kernel algorithm id (fetched once), or NULL. */
 const EVP_MD *uevm_hash_md(int algo);
 

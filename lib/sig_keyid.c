@@ -89,6 +89,14 @@ int sig_read_file(const char *path, size_t max, bool secure, uint8_t **buf,
 		close(fd);
 		return uevm_err(EINVAL, "%s is not a regular file", path);
 	}
+	/* Whoever can replace a certificate makes their own signatures
+	 * pass; whoever can read a private key signs as its owner. */
+	ret = uevm_check_file_safety(fd, path, secure ? "private key" :
+				     "certificate", secure);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
 	if ((size_t)st.st_size > max) {
 		close(fd);
 		return uevm_err(EFBIG, "%s is larger than %zu bytes", path, max);

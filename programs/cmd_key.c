@@ -198,12 +198,43 @@ static void load_opts(const struct key_opts *o, int *fd,
 	lo->tcti = o->tcti;
 }
 
+/* --passphrase-fd, --master-key and --tcti describe one form of input;
+ * with a SPEC of another form they are a mistake, not to pass silently. */
+static int opts_fit(const char *spec, const struct key_opts *o)
+{
+	enum uevm_key_form form;
+	static const struct {
+		enum uevm_key_form form;
+		const char *opt, *prefix;
+	} only[] = {
+		{ UEVM_KEY_FORM_PASSPHRASE, "--passphrase-fd", "passphrase:" },
+		{ UEVM_KEY_FORM_KERNEL_BLOB, "--master-key", "kernel-blob:" },
+		{ UEVM_KEY_FORM_TPM, "--tcti", "tpm:" },
+	};
+	bool given[] = { o->pass_fd >= 0, o->master != NULL, o->tcti != NULL };
+
+	if (uevm_key_spec_form(spec, &form)) {
+		error_msg("%s", uevm_last_error());
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
+		if (given[i] && form != only[i].form) {
+			error_msg("%s applies to a %s key, not to %s (name the "
+				  "key's form in KEYSPEC)", only[i].opt,
+				  only[i].prefix, spec);
+			return -1;
+		}
+	return 0;
+}
+
 static int load_key(const char *spec, const struct key_opts *o,
 		    struct uevm_key **key, enum uevm_key_form *form)
 {
 	struct uevm_key_load_opts lo;
 	int fd;
 
+	if (opts_fit(spec, o))
+		return -1;
 	load_opts(o, &fd, &lo);
 	if (uevm_key_load_ex(spec, &lo, key, form)) {
 		error_msg("%s", uevm_last_error());
@@ -295,6 +326,26 @@ static int key_generate(struct key_opts *o, int argc, char **argv, int first)
 	return ret;
 }
 
+static const char *keyring_name(int32_t id)
+{
+	static char buf[32];
+
+	switch (id) {
+	case KEY_SPEC_USER_KEYRING:
+		return "user keyring";
+	case KEY_SPEC_SESSION_KEYRING:
+		return "session keyring";
+	case KEY_SPEC_USER_SESSION_KEYRING:
+		return "user session keyring";
+	case KEY_SPEC_PROCESS_KEYRING:
+		return "process keyring";
+	case KEY_SPEC_THREAD_KEYRING:
+		return "thread keyring";
+	}
+	snprintf(buf, sizeof(buf), "keyring %d", (int)id);
+	return buf;
+}
+
 static int key_load(struct key_opts *o, int argc, char **argv, int first)
 {
 	enum uevm_key_form form;
@@ -321,9 +372,9 @@ static int key_load(struct key_opts *o, int argc, char **argv, int first)
 		return EXIT_ERROR;
 	}
 	uevm_key_fingerprint(key, fpr);
-	printf("loaded %zu-byte key (%s, fingerprint %s) as user key '%s', serial %d\n",
-	       uevm_key_size(key), uevm_key_form_name(form), fpr, o->name,
-	       (int)serial);
+	printf("loaded %zu-byte key (%s, fingerprint %s) as user key '%s', serial %d, "
+	       "on the %s\n", uevm_key_size(key), uevm_key_form_name(form), fpr,
+	       o->name, (int)serial, keyring_name(o->keyring));
 	printf("a consumer takes it with --hmac-key keyring:%s%s\n", o->name,
 	       strcmp(o->name, UEVM_KEYRING_DEFAULT_NAME) ? ",burn" : "");
 	uevm_key_free(key);
@@ -350,12 +401,14 @@ static int key_status(struct key_opts *o, int argc, char **argv, int first)
 		return EXIT_ERROR;
 	}
 	if (st.serial)
-		printf("keyring: user key '%s' present (serial %d, %zu bytes), "
-		       "fingerprint %s\n", o->name, (int)st.serial, st.len,
+		printf("keyring: user key '%s' present (serial %d, owner uid %u, %s, "
+		       "%zu bytes), fingerprint %s\n", o->name, (int)st.serial,
+		       (unsigned)st.uid, st.keyring, st.len,
 		       *st.fingerprint ? st.fingerprint : "(unreadable)");
 	else
-		printf("keyring: no user key '%s' (not loaded, or taken and burnt "
-		       "by a consumer)\n", o->name);
+		printf("keyring: no user key '%s' owned by uid %u or root (not "
+		       "loaded, or taken and burnt by a consumer)\n", o->name,
+		       (unsigned)geteuid());
 	if (*st.info)
 		printf("last load: %s\n", st.info);
 	for (int i = first; i < argc; i++)
@@ -453,8 +506,14 @@ static int key_import(struct key_opts *o, int argc, char **argv, int first)
 		/* The passphrase fd is for the new file; an input that needs a
 		 * passphrase asks on the terminal (or passphrase-fd= in KEYSPEC). */
 		struct key_opts in = *o;
+		enum uevm_key_form form;
 
 		in.pass_fd = -1;
+		/* --tcti seals the new file; it reaches the input only when
+		 * that is sealed too. */
+		if (!uevm_key_spec_form(spec ? spec : argv[first], &form) &&
+		    form != UEVM_KEY_FORM_TPM)
+			in.tcti = NULL;
 		if (load_key(spec ? spec : argv[first], &in, &key, NULL)) {
 			free(spec);
 			return EXIT_ERROR;

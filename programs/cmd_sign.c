@@ -4,11 +4,13 @@
  * is loaded once and shared by the walk's worker threads; no HMAC key is
  * needed, which is the point for a build server signing images.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "prog.h"
+#include "uevm/keys.h"
 #include "uevm/sig.h"
 
 enum {
@@ -73,24 +75,30 @@ static int sign_one(const struct uevm_file *f, const char *path, int err,
 	return 0;
 }
 
-/* A pass phrase from the first line of a file, kept off the command line. */
+/* A pass phrase from the first line of a file, kept off the command line;
+ * the file is checked as a key file is (owner, mode, directories). */
 static char *read_pass_file(const char *path)
 {
-	char *buf = calloc(1, 1024);
-	FILE *fp;
+	struct uevm_secret sec = { 0 };
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (!buf)
-		return NULL;
-	fp = fopen(path, "re");
-	if (!fp || !fgets(buf, 1024, fp)) {
-		error_msg("cannot read the pass phrase from %s", path);
-		if (fp)
-			fclose(fp);
-		free(buf);
+	if (fd < 0) {
+		error_msg("cannot read the pass phrase from %s: %s", path,
+			  strerror(errno));
 		return NULL;
 	}
-	fclose(fp);
-	buf[strcspn(buf, "\r\n")] = '\0';
+	if (uevm_passphrase_from_fd(&fd, NULL, false, &sec)) {
+		error_msg("%s: %s", path, uevm_last_error());
+	} else {
+		buf = calloc(1, sec.len + 1);
+		if (buf) {
+			memcpy(buf, sec.data, sec.len);
+			buf[strcspn(buf, "\r")] = '\0';
+		}
+	}
+	uevm_secret_free(&sec);
+	close(fd);
 	return buf;
 }
 

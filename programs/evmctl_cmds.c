@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <keyutils.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -524,6 +525,7 @@ int ev_cmd_sign_hash(const struct ev_command *cmd)
 
 static int load_hmac_key(const char *path, struct uevm_key **key)
 {
+	char spec[PATH_MAX + 3];
 	struct stat st;
 
 	log_info("Reading to %s\n", path);
@@ -537,7 +539,10 @@ static int load_hmac_key(const char *path, struct uevm_key **key)
 		log_err("key is too long: %lld\n", (long long)st.st_size);
 		return -1;
 	}
-	if (uevm_key_load(path, key)) {
+	/* A file name, never a uevm key spec: "./" keeps a relative name
+	 * such as keyring:x or tpm:k a plain path, which is a raw key. */
+	snprintf(spec, sizeof(spec), "%s%s", path[0] == '/' ? "" : "./", path);
+	if (uevm_key_load(spec, key)) {
 		if (st.st_size == 0)
 			log_err("Failed to fread 0 bytes: %s\n", path);
 		log_err("Failed to read a key: %s\n", path);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "prog.h"
+#include "uevm/keys.h"
 
 const char *prog_name = "uevm";
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -167,11 +168,20 @@ int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx)
 	int ret;
 
 	if (o->key_spec) {
-		ret = uevm_key_load(o->key_spec, &key);
+		struct uevm_key_origin origin;
+		struct uevm_key_load_opts lo;
+
+		uevm_key_load_opts_init(&lo);
+		lo.origin = &origin;
+		ret = uevm_key_load_ex(o->key_spec, &lo, &key, NULL);
 		if (ret) {
 			error_msg("HMAC key: %s", uevm_last_error());
 			goto fail;
 		}
+		/* Which keyring key was taken is news (the file a user named
+		 * is not): with -v, on stderr, out of the results' way. */
+		if (o->verbose && origin.form == UEVM_KEY_FORM_KEYRING)
+			fprintf(stderr, "%s: HMAC key: %s\n", prog_name, origin.desc);
 	} else if (needs_key) {
 		error_msg("no HMAC key: give --hmac-key FILE or --hmac-key keyring:NAME");
 		ret = -EINVAL;

@@ -69,7 +69,7 @@ write_conf() {
 	{
 		echo "filesystem = $MNT"
 		echo "policy = ${POLICY:-$T/policy}"
-		echo "key = ${KEYSPEC:-$T/key}"
+		echo "key = ${KEYSPEC:-raw:$T/key}"
 		echo "control_socket = $SOCK"
 		echo "control_tree = none"
 		echo "log_file = $LOG"

@@ -39,10 +39,11 @@ enum uevm_key_form {
 /* "raw", "passphrase", "tpm", "kernel-blob", "keyring" or "unknown". */
 const char *uevm_key_form_name(enum uevm_key_form form);
 
-/* The form of a key file's contents.  Contents larger than a raw key that
- * match no format, and contents that start like a protected format but are
- * cut short, are reported as what they start like, so that a damaged
- * protected file is never mistaken for a raw key. */
+/* What a key file's contents look like, for descriptions and to refuse a
+ * file given in one form that holds another; never to choose the form a
+ * key is used in (the operator names it).  Contents larger than a raw key
+ * that match no format, and contents that start like a protected format
+ * but are cut short, are reported as what they start like. */
 enum uevm_key_form uevm_key_detect(const void *data, size_t len);
 
 /* Describe the key file PATH in words (form, size, parameters) without
@@ -75,34 +76,60 @@ int uevm_passphrase_from_fd(void *arg, const char *prompt, bool confirm,
  * "keyring:DESC" for a user key (read, not burnt). */
 int uevm_secret_load(const char *spec, size_t max, struct uevm_secret *out);
 
+/* Where a loaded key came from, in words for logs and -v:
+ * "TPM-sealed key file /etc/uevm/evm.key.tpm", "user key 'evm-key'
+ * (serial 123) owned by uid 0 on the user keyring". */
+struct uevm_key_origin {
+	enum uevm_key_form form;
+	char desc[384];
+};
+
 struct uevm_key_load_opts {
 	uevm_passphrase_fn passphrase;	/* NULL: ask on the terminal */
 	void *passphrase_arg;
 	const char *master_key;		/* kernel blobs: file or keyring:DESC */
 	const char *tcti;		/* NULL: uevm_tpm_default_tcti() */
 	int burn;			/* keyring: -1 the default rule, 0 keep, 1 burn */
+	/* Refuse a plain PATH: the spec must name the form.  For daemons,
+	 * whose configuration may predate the rule that a plain path is a
+	 * raw key, and may have meant a protected file an attacker has
+	 * since replaced by raw bytes. */
+	bool need_form;
+	struct uevm_key_origin *origin;	/* filled on success, may be NULL */
 };
 void uevm_key_load_opts_init(struct uevm_key_load_opts *o);
 
 /*
- * Load an HMAC key from a specification:
+ * Load an HMAC key from a specification that names its form:
  *
- *   PATH                          the form is detected from the contents
- *   FORM:PATH[,OPTION]...         FORM is file (detect), raw, passphrase,
- *                                 tpm or kernel-blob; options:
- *                                   passphrase-fd=N   passphrase from fd N
- *                                   master=MASTER     kernel blob master key
- *                                                     (file or keyring:DESC)
- *                                   tcti=TCTI         the rest of the spec
- *   keyring:DESC[,burn|,keep]     a user key; burnt after reading with
- *                                 ",burn", or by default when DESC is
- *                                 "evm-key" (the name `uevm key load` uses)
+ *   raw:PATH                      1..128 plain bytes
+ *   passphrase:PATH[,passphrase-fd=N]
+ *   tpm:PATH[,tcti=TCTI]          TCTI: the rest of the spec, commas too
+ *   kernel-blob:PATH[,master=MASTER]   MASTER: a file or keyring:DESC
+ *   keyring:DESC[,burn|,keep]     a user key owned by the caller's euid or
+ *                                 root, from the session keyring, then
+ *                                 the user keyring; burnt after reading
+ *                                 with ",burn", or by default when DESC
+ *                                 is "evm-key" (the name `uevm key load`
+ *                                 uses)
+ *   PATH                          a raw key file, exactly as raw:PATH
+ *                                 (refused with O->need_form)
  *
- * Options in SPEC override O (which may be NULL).  uevm_key_load() is this
- * with O = NULL.  *FORM (may be NULL) receives the form that was loaded.
+ * The form is never guessed from the file: a file that does not hold what
+ * its form says is refused, and so is a raw key file whose contents look
+ * like a protected one.  "file:" (which used to guess) is refused.  Every
+ * file read must be safe from other users (see uevm_set_file_checks).
+ * Options in SPEC override O (which may be NULL); an option of another
+ * form than the spec's is refused.  uevm_key_load() is this with O = NULL.
+ * *FORM (may be NULL) receives the form that was loaded.
  */
 int uevm_key_load_ex(const char *spec, const struct uevm_key_load_opts *o,
 		     struct uevm_key **out, enum uevm_key_form *form);
+
+/* The form SPEC names (a plain path: UEVM_KEY_FORM_RAW), without opening
+ * anything; a negative errno for a spec uevm_key_load_ex would refuse as
+ * written. */
+int uevm_key_spec_form(const char *spec, enum uevm_key_form *form);
 
 /* ---- plain key bytes ---------------------------------------------------- */
 
@@ -205,17 +232,21 @@ int uevm_keyring_parse(const char *s, int32_t *id);
  * user key "uevm-info:DESC" for `uevm key status`. */
 int uevm_keyring_put(const struct uevm_key *key, const char *desc,
 		     int32_t keyring, const char *source, int32_t *serial);
-/* Read user key DESC; when BURN, then overwrite it with zeros, invalidate
- * it (it leaves every keyring) and fail if that is not possible. */
+/* Read user key DESC (found as keyring:DESC finds it); when BURN, then
+ * overwrite it with zeros, invalidate it (it leaves every keyring) and
+ * fail if that is not possible. */
 int uevm_keyring_take(const char *desc, bool burn, struct uevm_key **out);
 
 struct uevm_keyring_status {
 	int32_t serial;			/* 0 when no such key */
+	uint32_t uid;			/* its owner */
+	char keyring[32];		/* "session keyring", "user keyring", ... */
 	size_t len;			/* payload size */
 	char fingerprint[17];		/* of the key, "" when absent */
 	char info[256];			/* the uevm-info companion, "" if none */
 };
-/* Look at user key DESC without burning it. */
+/* Look at user key DESC, found as keyring:DESC finds it, without burning
+ * it.  Keys of that name owned by others are skipped with a warning. */
 int uevm_keyring_status(const char *desc, struct uevm_keyring_status *st);
 
 #ifdef __cplusplus

@@ -29,6 +29,26 @@ const char *uevm_last_error(void);
 /* Forget the calling thread's last failure reason. */
 void uevm_clear_last_error(void);
 
+/* Warnings: something accepted or skipped that the user should know of
+ * (a keyring key of another owner, a key file evmctl mode takes although
+ * it is unsafe).  By default one line "PROGRAM: warning: MSG" on stderr;
+ * a daemon sends them to its log instead. */
+typedef void (*uevm_warn_fn)(void *arg, const char *msg);
+void uevm_set_warn_handler(uevm_warn_fn fn, void *arg);
+
+/*
+ * Files that hold key material (HMAC keys in every form, master keys,
+ * passphrase files, private signing keys) are refused unless only their
+ * owner, root or the caller, can read and replace them, directories above
+ * included; certificates are refused when someone else can replace them.
+ * evmctl's command line, which never checked, only warns.  Process-wide.
+ */
+enum uevm_file_checks {
+	UEVM_FILE_CHECKS_REFUSE = 0,
+	UEVM_FILE_CHECKS_WARN,
+};
+void uevm_set_file_checks(enum uevm_file_checks mode);
+
 /* ---- integrity status: the kernel's enum integrity_status ----------- */
 
 enum integrity_status {
@@ -172,9 +192,12 @@ int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16]);
 
 struct uevm_key;
 /*
- * Load an HMAC key.  SPEC is a path to a file of 1..128 raw bytes, or
- * "keyring:DESCRIPTION" for a user key on the caller's keyrings.  The key
- * is kept in locked memory excluded from core dumps.
+ * Load an HMAC key.  SPEC is a path to a file of 1..128 raw bytes (also
+ * written raw:PATH), "keyring:DESCRIPTION" for a user key owned by the
+ * caller or root on the session or user keyring, or a protected form named
+ * as uevm/keys.h describes (passphrase:, tpm:, kernel-blob:).  The form is
+ * never guessed from the file.  The key is kept in locked memory excluded
+ * from core dumps.
  */
 int uevm_key_load(const char *spec, struct uevm_key **out);
 int uevm_key_from_bytes(const void *data, size_t len, struct uevm_key **out);

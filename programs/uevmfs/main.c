@@ -81,7 +81,8 @@ static void usage(FILE *fp)
 "truncate, setxattr, removexattr and create passes through the EVM/IMA hooks.\n"
 "\n"
 "Options (-o):\n"
-"  key=KEY             HMAC key, any form uevm accepts (also --hmac-key KEY)\n"
+"  key=FORM:PATH       HMAC key, its form named: raw:, passphrase:, tpm:,\n"
+"                      kernel-blob: or keyring: (also --hmac-key KEY)\n"
 "  mode=MODE           enforce (default), log, fix or off\n"
 "  policy=POLICY       a policy file (a path with '/'), a built-in name\n"
 "                      (tcb, appraise_tcb, ...), 'default' or 'none'\n"
@@ -400,9 +401,19 @@ static int setup_sys(const struct opts *o, struct ima_policy **policy,
 		extra[n] = NULL;
 		cfg.extra_xattrs = extra;
 	}
-	if (o->key && uevm_key_load(o->key, &key)) {
-		fprintf(stderr, "uevmfs: key %s: %s\n", o->key, uevm_last_error());
-		return -1;
+	if (o->key) {
+		struct uevm_key_load_opts ko;
+
+		/* The mount options name the key's form: a plain path there
+		 * may predate "a plain path is a raw key" and have meant a
+		 * protected file, since replaced by raw bytes. */
+		uevm_key_load_opts_init(&ko);
+		ko.need_form = true;
+		if (uevm_key_load_ex(o->key, &ko, &key, NULL)) {
+			fprintf(stderr, "uevmfs: key=%s: %s\n", o->key,
+				uevm_last_error());
+			return -1;
+		}
 	}
 	if (uevm_ctx_new(&cfg, key, &ctx)) {
 		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());

@@ -57,6 +57,7 @@ expect_rc "label with one missing path: the other file is labelled" 0 \
 : >"$T/empty.key"
 head -c 129 /dev/urandom >"$T/big.key"
 head -c 128 /dev/urandom >"$T/max.key"
+chmod 600 "$T/empty.key" "$T/big.key" "$T/max.key"
 for cmd in "label -r" "verify -r" hmac; do
 	# shellcheck disable=SC2086 # $cmd is a command and its option
 	run_err "$cmd with an empty key file" 2 "key file $T/empty.key is empty" \
@@ -67,7 +68,7 @@ for cmd in "label -r" "verify -r" hmac; do
 		"$UEVM" $cmd --hmac-key "$T/no.key" "$R" "$R/a"
 	run_err "$cmd with a directory as key" 2 "key file $T is not a regular file" \
 		"$UEVM" $cmd --hmac-key "$T" "$R" "$R/a"
-	run_err "$cmd with a missing keyring key" 2 "no user key 'uevm-test-absent-$$' on the keyring" \
+	run_err "$cmd with a missing keyring key" 2 "no user key 'uevm-test-absent-$$' owned by uid 0 or root" \
 		"$UEVM" $cmd --hmac-key "keyring:uevm-test-absent-$$" "$R" "$R/a"
 	run_err "$cmd without a key" 2 "no HMAC key" "$UEVM" $cmd "$R" "$R/a"
 done
@@ -103,8 +104,11 @@ echo hidden >"$R/private/h"
 "$UEVM" label -r --hmac-key "$KEY" "$R"
 chmod 600 "$R/secret"
 chmod 700 "$R/private"
+# A copy of the key that nobody owns (uevm takes a key file only from its
+# owner or root).
 cp "$KEY" "$T/pub.key"
-chmod 644 "$T/pub.key"
+chown 65534 "$T/pub.key"
+chmod 600 "$T/pub.key"
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 before=$(tree_state)
 out=$("${NOBODY[@]}" "$UEVM" verify -r --hmac-key "$T/pub.key" "$R" 2>&1)

@@ -265,7 +265,8 @@ expect_eq "... the unreadable file got no label" "" \
 	"$(xattr_hex security.ima "$P/secret")$(xattr_hex security.evm "$P/secret")"
 chmod 755 "$T"
 cp "$KEY" "$T/pub.key"
-chmod 644 "$T/pub.key"
+chown 65534 "$T/pub.key"
+chmod 600 "$T/pub.key"
 chmod 755 "$P" "$P/sub"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UEVM" verify -r --hmac-key "$T/pub.key" "$P" 2>&1)
 expect_eq "verify -r as nobody with an unreadable file: exit 2" 2 $?

@@ -145,7 +145,7 @@ BAD=$(printf 'evil\033[31m\nname\r')
 echo "to be tampered" >"$S/$BAD"
 "$UEVM" label -r --hmac-key "$KEY" "$S"
 echo "tampered" >>"$S/$BAD"
-if ufs_mount "$S" "$M" "key=$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"; then
+if ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"; then
 	check "uevmfs: the tampered hostile name is refused" test "$(cat "$M/$BAD" 2>&1 >/dev/null | grep -c 'Permission denied')" = 1
 	ufs_umount "$M"
 	check "uevmfs: an audit record was written" grep -q 'cause=invalid-hash' "$T/audit.log"

@@ -63,11 +63,12 @@ expect_match "positive control: the helper dumps core" "core\.[0-9]+$" "$CORE"
 	'^[1-9]' "$(occurrences "$CORE" "$(hex k.plain)")"
 
 in_core "raw key file: no key in the core" k.plain k.plain
-in_core "passphrase file: no key in the core" k.plain "file:k.pp,passphrase-fd=3"
+in_core "passphrase file: no key in the core" k.plain "passphrase:k.pp,passphrase-fd=3"
 printf '%s' "$PASSPHRASE" >pass.txt
 [ -n "$CORE" ] && expect_eq "passphrase file: no passphrase in the core" 0 "$(occurrences "$CORE" "$(hex pass.txt)")"
 
 head -c 32 /dev/urandom >kmk
+chmod 600 kmk
 "$UEVM" key export --kernel-blob --master-key kmk --out k.blob k.plain
 in_core "kernel blob: no key in the core" k.plain "kernel-blob:k.blob,master=kmk"
 [ -n "$CORE" ] && expect_eq "kernel blob: no master key in the core" 0 "$(occurrences "$CORE" "$(hex kmk)")"
@@ -102,10 +103,10 @@ else
 		[ -s "$out" ]
 	}
 	check "gcore of uevm hmac (passphrase key)" \
-		gdb_dump "$T/g1" off hmac --hmac-key "file:k.pp,passphrase-fd=3" "$KEYS_PROBE"
+		gdb_dump "$T/g1" off hmac --hmac-key "passphrase:k.pp,passphrase-fd=3" "$KEYS_PROBE"
 	expect_eq "uevm (passphrase key): no key in its core" 0 "$(occurrences "$T/g1" "$(hex k.plain)")"
 	expect_eq "uevm (passphrase key): no passphrase in its core" 0 "$(occurrences "$T/g1" "$(hex pass.txt)")"
-	gdb_dump "$T/g2" on hmac --hmac-key "file:k.pp,passphrase-fd=3" "$KEYS_PROBE"
+	gdb_dump "$T/g2" on hmac --hmac-key "passphrase:k.pp,passphrase-fd=3" "$KEYS_PROBE"
 	expect_match "control: the key is in uevm's excluded memory (dump-excluded-mappings on)" \
 		'^[1-9]' "$(occurrences "$T/g2" "$(hex k.plain)")"
 	rm -f "$T/g2"

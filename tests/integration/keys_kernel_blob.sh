@@ -7,6 +7,9 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../keys_lib.sh"
 cd "$T" || exit 1
 FAST=(--kdf-ops 1 --kdf-mem 8)
+# Key material, master keys and blobs are private files (uevm refuses
+# others), as an operator's umask would make them.
+umask 077
 
 head -c 32 /dev/urandom >kmk
 head -c 32 /dev/urandom >kmk2
@@ -17,7 +20,7 @@ expect_match "the kernel has the encrypted key type" '^[0-9]+$' \
 
 # 1. uevm writes, the kernel loads.
 "$UEVM" key generate "${FAST[@]}" --out k.pp --plain k.plain --passphrase-fd 3 3<<<pw >/dev/null 2>&1
-"$UEVM" key export --kernel-blob --master-key kmk --out u.blob file:k.pp,passphrase-fd=3 3<<<pw
+"$UEVM" key export --kernel-blob --master-key kmk --out u.blob passphrase:k.pp,passphrase-fd=3 3<<<pw
 expect_match "export writes a default-format blob" '^default user:kmk 32 [0-9a-f]{162}$' "$(cat u.blob)"
 id=$(keyctl add encrypted evm-key "load $(cat u.blob)" @s 2>&1)
 expect_match "the kernel loads the blob uevm wrote" '^[0-9]+$' "$id"
@@ -37,7 +40,7 @@ for len in 20 32 64 128; do
 	expect_eq "import a $len-byte kernel key" "$len" "$(stat -c %s "k$len.plain" 2>/dev/null)"
 	iv=$(cut -d' ' -f4 "k$len.blob" | cut -c1-32)
 	"$UEVM" key export --kernel-blob --master-key kmk --iv "$iv" --out "re$len.blob" \
-		"file:k$len.pp,passphrase-fd=3" 3<<<pw
+		"passphrase:k$len.pp,passphrase-fd=3" 3<<<pw
 	check "$len-byte kernel key re-encrypts to the identical blob" cmp -s "k$len.blob" "re$len.blob"
 	expect_eq "$len-byte kernel blob as --hmac-key kernel-blob:...,master=" \
 		"$(hmac_of "k$len.plain")" "$(hmac_of "kernel-blob:k$len.blob,master=kmk")"
@@ -53,7 +56,7 @@ keyctl pipe "$kid" >short.blob
 	--out short.pp --passphrase-fd 3 3<<<pw >/dev/null 2>&1
 iv=$(cut -d' ' -f4 short.blob | cut -c1-32)
 "$UEVM" key export --kernel-blob --master-key kmk-short --master-desc user:kmks --iv "$iv" \
-	--out short.re file:short.pp,passphrase-fd=3 3<<<pw
+	--out short.re passphrase:short.pp,passphrase-fd=3 3<<<pw
 check "5-byte master key: identical blob" cmp -s short.blob short.re
 
 # The enc32 format and the master key read from the keyring.
@@ -67,7 +70,7 @@ expect_eq "master key from the keyring (master=keyring:kmk)" \
 out=$("$UEVM" key import --kernel-blob k32.blob --master-key kmk2 "${FAST[@]}" --out w.pp --passphrase-fd 3 2>&1 3<<<pw)
 expect_match "wrong master key is named as such" 'k32\.blob: .*wrong master key' "$out"
 expect_rc "... and nothing is written" 1 test -e w.pp
-out=$("$UEVM" hmac --hmac-key k32.blob "$KEYS_PROBE" 2>&1)
+out=$("$UEVM" hmac --hmac-key kernel-blob:k32.blob "$KEYS_PROBE" 2>&1)
 expect_match "a blob without master key says how to give it" 'master=' "$out"
 sed 's/.$/0/;t' k32.blob >bad.blob
 [ "$(tail -c1 k32.blob)" = 0 ] && sed -i 's/.$/1/' bad.blob

@@ -10,7 +10,7 @@ FAST=(--kdf-ops 1 --kdf-mem 8)
 "$UEVM" key generate "${FAST[@]}" --out k.pp --plain k.plain --passphrase-fd 3 3<<<pw >/dev/null 2>&1
 mkdir tree && echo a >tree/a && echo b >tree/b
 
-load=$("$UEVM" key load --keyring @s --passphrase-fd 3 k.pp 3<<<pw 2>&1)
+load=$("$UEVM" key load --keyring @s --passphrase-fd 3 passphrase:k.pp 3<<<pw 2>&1)
 expect_match "key load reports the name and fingerprint" "as user key 'evm-key'" "$load"
 id=$(keyctl search @s user evm-key 2>/dev/null)
 expect_match "evm-key is on the session keyring" '^[0-9]+$' "$id"
@@ -48,7 +48,7 @@ expect_rc "keyring:NAME,burn reads and burns" 0 "$UEVM" verify -r --hmac-key "ke
 expect_rc "... the key is gone" 1 keyctl search @s user "uevm-t-$$"
 out=$("$UEVM" verify -r --hmac-key "keyring:uevm-t-$$" tree 2>&1)
 expect_match "a second consumer finds no key" "no user key 'uevm-t-$$'" "$out"
-"$UEVM" key load --keyring @s --passphrase-fd 3 k.pp 3<<<pw >/dev/null 2>&1
+"$UEVM" key load --keyring @s --passphrase-fd 3 passphrase:k.pp 3<<<pw >/dev/null 2>&1
 expect_rc "keyring:evm-key,keep does not burn" 0 "$UEVM" verify -r --hmac-key keyring:evm-key,keep tree
 expect_match "... evm-key is still there" '^[0-9]+$' "$(keyctl search @s user evm-key 2>&1)"
 
@@ -63,9 +63,10 @@ keyctl unlink "$id" @s >/dev/null
 
 # Every form loads: a kernel blob with its master key.
 head -c 32 /dev/urandom >kmk
+chmod 600 kmk
 "$UEVM" key export --kernel-blob --master-key kmk --out k.blob k.plain
-"$UEVM" key load --keyring @s --master-key kmk k.blob >/dev/null 2>&1
+"$UEVM" key load --keyring @s --master-key kmk kernel-blob:k.blob >/dev/null 2>&1
 keyctl pipe "$(keyctl search @s user evm-key)" >loaded2 2>/dev/null
 check "key load of a kernel blob with --master-key" cmp -s k.plain loaded2
-out=$("$UEVM" key load --keyring @s k.blob 2>&1)
+out=$("$UEVM" key load --keyring @s kernel-blob:k.blob 2>&1)
 expect_match "key load of a kernel blob without master key says what is missing" 'master' "$out"

@@ -21,9 +21,7 @@ no_key_in "no plaintext key in the passphrase file or the output" k.plain k.pp g
 # The same key through every spelling of the spec.
 want=$(hmac_of k.plain)
 expect_match "plain key gives an HMAC" '^02[0-9a-f]{40}$' "$want"
-expect_eq "passphrase file (passphrase-fd=) gives the same key" "$want" \
-	"$(hmac_of file:k.pp,passphrase-fd=3 3<<<"correct horse")"
-expect_eq "passphrase: prefix gives the same key" "$want" \
+expect_eq "passphrase file (passphrase:FILE,passphrase-fd=N) gives the same key" "$want" \
 	"$(hmac_of passphrase:k.pp,passphrase-fd=3 3<<<"correct horse")"
 
 # label with the plain key, verify with the passphrase file.
@@ -37,41 +35,45 @@ out=$("$UEVM" hmac --hmac-key passphrase:k.pp,passphrase-fd=3 "$KEYS_PROBE" 3<<<
 rc=$?
 expect_eq "wrong passphrase exits 2" 2 "$rc"
 expect_match "wrong passphrase is named as such, with the file" 'k\.pp: wrong passphrase' "$out"
-out=$("$UEVM" key load --keyring @s --passphrase-fd 3 k.pp 3<<<"wrong horse" 2>&1)
+out=$("$UEVM" key load --keyring @s --passphrase-fd 3 passphrase:k.pp 3<<<"wrong horse" 2>&1)
 expect_match "key load: wrong passphrase" 'wrong passphrase' "$out"
 expect_rc "key load: nothing on the keyring after a wrong passphrase" 1 keyctl search @s user evm-key
 
 # No terminal and no fd: a clear error instead of a hang.
-out=$(setsid "$UEVM" hmac --hmac-key k.pp "$KEYS_PROBE" </dev/null 2>&1)
+out=$(setsid "$UEVM" hmac --hmac-key passphrase:k.pp "$KEYS_PROBE" </dev/null 2>&1)
 expect_match "no terminal: says how to give the passphrase" 'no terminal.*passphrase-fd' "$out"
 
 # Damaged files: every one is an error, none a raw key.
 for n in 1 2 3 4 5 6 7; do
 	sed "${n}s/.\$/Z/" k.pp >"bad$n.pp"
-	expect_rc "line $n made invalid is rejected" 2 "$UEVM" hmac --hmac-key "file:bad$n.pp,passphrase-fd=3" "$KEYS_PROBE" 3<<<"correct horse"
+	chmod 600 "bad$n.pp"
+	expect_rc "line $n made invalid is rejected" 2 "$UEVM" hmac --hmac-key "passphrase:bad$n.pp,passphrase-fd=3" "$KEYS_PROBE" 3<<<"correct horse"
 done
 # Valid hex, other value: the AEAD tag catches it (salt, nonce, data).
 for name in salt nonce data; do
 	sed "/^$name /{s/ 0/ 1/;t;s/ [1-9a-f]/ 0/}" k.pp >"mod-$name.pp"
+	chmod 600 "mod-$name.pp"
 	expect_eq "modified $name: one byte differs" 1 "$(cmp -l k.pp "mod-$name.pp" | wc -l)"
-	out=$("$UEVM" hmac --hmac-key "file:mod-$name.pp,passphrase-fd=3" "$KEYS_PROBE" 2>&1 3<<<"correct horse")
+	out=$("$UEVM" hmac --hmac-key "passphrase:mod-$name.pp,passphrase-fd=3" "$KEYS_PROBE" 2>&1 3<<<"correct horse")
 	expect_match "modified $name: refused as wrong passphrase or modified file" 'modified' "$out"
 done
 for n in 10 40 100 150 200 250 $(( $(stat -c %s k.pp) - 1 )); do
 	head -c "$n" k.pp >"trunc$n.pp"
-	out=$("$UEVM" hmac --hmac-key "file:trunc$n.pp,passphrase-fd=3" "$KEYS_PROBE" 2>&1 3<<<"correct horse")
+	chmod 600 "trunc$n.pp"
+	out=$("$UEVM" hmac --hmac-key "passphrase:trunc$n.pp,passphrase-fd=3" "$KEYS_PROBE" 2>&1 3<<<"correct horse")
 	rc=$?
 	expect_eq "truncated to $n bytes is rejected" 2 "$rc"
 	expect_match "truncated to $n bytes: the error names the file" "trunc$n\.pp" "$out"
 done
 printf 'uevm-key-passphrase v1\nkdf argon2id ops=1 mem=8192\n' >short.pp
-out=$("$UEVM" hmac --hmac-key short.pp "$KEYS_PROBE" 2>&1)
+chmod 600 short.pp
+out=$("$UEVM" hmac --hmac-key passphrase:short.pp "$KEYS_PROBE" 2>&1)
 expect_match "a cut-off header says what is missing" "'salt' line is missing" "$out"
 
 # generate: sizes, never overwriting, bad options.
 "$UEVM" key generate "${FAST[@]}" --size 128 --out k128.pp --plain k128.plain --passphrase-fd 3 3<<<pw >/dev/null 2>&1
 expect_eq "--size 128 gives a 128-byte key" 128 "$(stat -c %s k128.plain)"
-expect_eq "128-byte key round trip" "$(hmac_of k128.plain)" "$(hmac_of file:k128.pp,passphrase-fd=3 3<<<pw)"
+expect_eq "128-byte key round trip" "$(hmac_of k128.plain)" "$(hmac_of passphrase:k128.pp,passphrase-fd=3 3<<<pw)"
 expect_rc "--size 129 is refused" 2 "$UEVM" key generate --size 129 --out x.pp --passphrase-fd 3 3<<<pw
 expect_rc "--size 0 is refused" 2 "$UEVM" key generate --size 0 --out x.pp --passphrase-fd 3 3<<<pw
 cp k.pp k.pp.orig
@@ -86,8 +88,8 @@ expect_rc "... and nothing is written" 1 test -e e.pp
 
 # import a raw key into the passphrase form; export it back explicitly.
 "$UEVM" key import "${FAST[@]}" --out imp.pp --passphrase-fd 3 k.plain 3<<<"pw2" >/dev/null
-expect_eq "import a raw key into the passphrase form" "$want" "$(hmac_of file:imp.pp,passphrase-fd=3 3<<<pw2)"
-"$UEVM" key export --plain exp.plain file:imp.pp,passphrase-fd=3 3<<<"pw2" 2>/dev/null
+expect_eq "import a raw key into the passphrase form" "$want" "$(hmac_of passphrase:imp.pp,passphrase-fd=3 3<<<pw2)"
+"$UEVM" key export --plain exp.plain passphrase:imp.pp,passphrase-fd=3 3<<<"pw2" 2>/dev/null
 check "export --plain gives back the same bytes" cmp -s k.plain exp.plain
 no_key_in "no plaintext key in the imported file" k.plain imp.pp
 
@@ -107,8 +109,8 @@ out=$(on_tty "tty secret 1" "tty secret 1" -- "$UEVM" key generate "${FAST[@]}" 
 expect_match "terminal: asks for the new passphrase twice" 'New passphrase: .*Passphrase again:' "$(tr -d '\r\n' <<<"$out")"
 expect_eq "terminal: the passphrase is not echoed" 0 "$(grep -c "tty secret" <<<"$out")"
 expect_eq "terminal: the key is under that passphrase" "$(hmac_of tty.plain)" \
-	"$(hmac_of file:tty.pp,passphrase-fd=3 3<<<"tty secret 1")"
-out=$(on_tty "tty secret 1" -- "$UEVM" hmac --uuid none --hmac-key tty.pp "$KEYS_PROBE")
+	"$(hmac_of passphrase:tty.pp,passphrase-fd=3 3<<<"tty secret 1")"
+out=$(on_tty "tty secret 1" -- "$UEVM" hmac --uuid none --hmac-key passphrase:tty.pp "$KEYS_PROBE")
 expect_match "terminal: a consumer asks for the passphrase" "Passphrase for tty\.pp: .*$(hmac_of tty.plain)" "$(tr -d '\r\n' <<<"$out")"
 out=$(on_tty "one" "two" -- "$UEVM" key generate "${FAST[@]}" --out tty2.pp)
 expect_match "terminal: different passphrases are refused" 'do not match' "$out"

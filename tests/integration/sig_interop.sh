@@ -129,6 +129,7 @@ expect_eq "--keyid-from-cert takes the last 4 bytes of the SKID" a1b2c3d4 \
 "$UEVM" sign -k "$K/rsa2048.key" --keyid 0badcafe "$f"
 expect_eq "--keyid sets the keyid" 0badcafe "$(xattr_hex security.ima "$f" | cut -c7-14)"
 cat "$K/rsa2048.key" "$K/skid.pem" >"$K/key+cert.pem"
+chmod 600 "$K/key+cert.pem"
 "$UEVM" sign -k "$K/key+cert.pem" "$f"
 expect_eq "a certificate beside the key gives its SKID keyid (as evmctl)" a1b2c3d4 \
 	"$(xattr_hex security.ima "$f" | cut -c7-14)"
@@ -148,6 +149,7 @@ out=$(evmctl ima_verify -k "$K/p384.der" "$f" 2>&1)
 expect_match "... and evmctl accepts it" "verification is OK" "$out"
 openssl pkey -in "$K/rsa2048.key" -aes256 -passout pass:s3cret -out "$K/enc.key"
 printf 's3cret\n' >"$T/pass"
+chmod 600 "$T/pass"
 expect_rc "an encrypted key without its pass phrase is refused" 2 \
 	"$UEVM" sign -k "$K/enc.key" "$f"
 expect_rc "an encrypted key with --pass-file signs" 0 \

@@ -42,7 +42,7 @@ expect_match "  and says so" "policy load \(4 rules\)" "$out"
 # A copy off the root filesystem the example watches (inputs on a watched
 # filesystem must be labelled with the daemon's key: uevmd_attack_config).
 cp "$TESTS_DIR/../dist/uevmd.conf" "$MNT/example.conf"
-out=$("$UEVMD" -c "$MNT/example.conf" -o "key=$T/key" \
+out=$("$UEVMD" -c "$MNT/example.conf" -o "key=raw:$T/key" \
 	-o "measurement_list=$T/example.ml" --check 2>&1)
 expect_eq "the example configuration (dist/uevmd.conf) loads" 0 $?
 expect_match "  with its built-in policy" "policy load \([0-9]+ rules\)" "$out"

@@ -29,7 +29,7 @@ for i in $(seq 1 800); do echo "unlabelled $i" >"$MNT/data/bad$i"; done
 echo good >"$MNT/data/good"
 "$UEVM" label -r --hmac-key "$E/key" "$E" "$MNT/data/good"
 # The measurement list and the log are uevmd's own files there.
-KEYSPEC=$E/key
+KEYSPEC=raw:$E/key
 LOG=$V/uevmd.log
 CONF=$E/uevmd.conf
 write_conf "measurement_list = $V/measurements" "audit_syslog = yes" \

@@ -23,7 +23,7 @@ S=$T/src
 M=$T/mnt
 SEL='system_u:object_r:var_t:s0'
 CAPVAL=0x0100000200200000000000000000000000000000
-OPTS="key=$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
+OPTS="key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 chmod 755 "$T"	# the unprivileged caller walks through it
 

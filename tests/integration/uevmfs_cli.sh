@@ -27,7 +27,7 @@ chmod 755 "$S/prog"
 expect_match "uevm mount --help shows the usage" 'SOURCE \[MOUNTPOINT\]' "$("$UEVM" mount --help)"
 expect_rc "uevm mount without arguments: usage error" 2 "$UEVM" mount
 UFS_MOUNTS+=("$M" "$T/sec")
-out=$("$UEVM" mount "$S" "$M" --hmac-key "$KEY" -o "ml=$T/ml,securityfs=$T/sec,nosyslog" 2>&1)
+out=$("$UEVM" mount "$S" "$M" --hmac-key "raw:$KEY" -o "ml=$T/ml,securityfs=$T/sec,nosyslog" 2>&1)
 expect_eq "uevm mount returns 0 once mounted" "0 " "$? $out"
 check "mounted as fuse.uevmfs" ufs_mounted "$M" fuse.uevmfs
 expect_eq "a labelled file reads through it" hello "$(cat "$M/a")"
@@ -39,7 +39,7 @@ check "the background uevmfs unmounts its control tree when it ends" \
 	bash -c "! grep -q ' $T/sec ' /proc/mounts"
 
 # ---- the measurement list survives a remount -------------------------------------------
-ufs_mount "$S" "$M" "key=$KEY,ml=$T/ml,securityfs=$T/sec,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "remount: the list is replayed, not restarted" "$n1" \
 	"$(cat "$T/sec/ima/runtime_measurements_count")"
 cat "$M/a" >/dev/null
@@ -52,6 +52,7 @@ ufs_umount "$M"
 # ---- key forms ------------------------------------------------------------------------
 PASSFILE=$T/key.pass
 printf 'correct horse\n' >"$T/pw"
+chmod 600 "$T/pw"
 if "$UEVM" key generate --out "$PASSFILE" --passphrase-fd 3 --kdf-ops 1 --kdf-mem 8 \
 	3<"$T/pw" >/dev/null 2>"$T/keygen.err"; then
 	# A fresh protected key labels a copy of the tree, then mounts it.
@@ -70,7 +71,7 @@ else
 fi
 
 # ---- stopped by a signal --------------------------------------------------------------
-ufs_mount "$S" "$M" "key=$KEY,ml=none,securityfs=$T/sec,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,securityfs=$T/sec,nosyslog" || exit 1
 check "the control tree is up" ufs_mounted "$T/sec" fuse.uevm-securityfs
 kill -TERM "$UFS_PID"
 wait "$UFS_PID"
@@ -79,13 +80,13 @@ check "SIGTERM: the mount and the control tree are gone" \
 	bash -c "! grep -qE ' ($M|$T/sec) ' /proc/mounts"
 
 # ---- errors before mounting ----------------------------------------------------------
-expect_match "a missing key file: named, nothing mounted" "key $T/nokey" \
-	"$("$UEVMFS" "$S" "$M" -f -o "key=$T/nokey,securityfs=none,ml=none" 2>&1)"
+expect_match "a missing key file: named, nothing mounted" "key=raw:$T/nokey: cannot open key file $T/nokey" \
+	"$("$UEVMFS" "$S" "$M" -f -o "key=raw:$T/nokey,securityfs=none,ml=none" 2>&1)"
 printf 'measure func=FILE_CHECK\nappraise fowner=zero\n' >"$T/badpolicy"
 expect_match "a bad policy: the file, line and token" "$T/badpolicy: line 2: .*fowner=zero" \
-	"$("$UEVMFS" "$S" "$M" -f -o "key=$KEY,policy=$T/badpolicy,securityfs=none,ml=none" 2>&1)"
+	"$("$UEVMFS" "$S" "$M" -f -o "key=raw:$KEY,policy=$T/badpolicy,securityfs=none,ml=none" 2>&1)"
 expect_match "an unknown built-in policy" "policy 'nosuch'" \
-	"$("$UEVMFS" "$S" "$M" -f -o "key=$KEY,policy=nosuch,securityfs=none,ml=none" 2>&1)"
+	"$("$UEVMFS" "$S" "$M" -f -o "key=raw:$KEY,policy=nosuch,securityfs=none,ml=none" 2>&1)"
 expect_rc "a missing source: usage error (2)" 2 "$UEVMFS" "$T/nosuch" "$M" -f
 expect_match "not root: refused" 'must run as root' \
 	"$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UEVMFS" "$S" "$M" -f 2>&1)"
@@ -94,7 +95,7 @@ expect_eq "nothing was mounted by the failed attempts" "" "$(grep " $M " /proc/m
 # ---- exec versus read ---------------------------------------------------------------
 printf 'appraise func=BPRM_CHECK\n' >"$T/bprm-policy"
 echo 'echo tampered' >>"$S/prog"
-ufs_mount "$S" "$M" "key=$KEY,policy=$T/bprm-policy,ml=none,audit_log=$T/audit.log,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,policy=$T/bprm-policy,ml=none,audit_log=$T/audit.log,nosyslog" || exit 1
 check "BPRM_CHECK-only policy: the changed program can be read" \
 	bash -c 'cat "$1" >/dev/null' _ "$M/prog"
 expect_match "BPRM_CHECK-only policy: but not executed" 'Permission denied' "$("$M/prog" 2>&1)"

@@ -18,7 +18,7 @@ make_key "$KEY"
 S=$T/src
 M=$T/mnt
 mkdir -p "$S" "$T/stage"
-OPTS="key=$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
+OPTS="key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
 COMPLETE=$T/complete	# sha256 of every content a write leaves complete
 ROUNDS=${UEVMFS_CRASH_ROUNDS:-6}
 

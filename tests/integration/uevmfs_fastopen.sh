@@ -33,7 +33,7 @@ echo "to be synced" >"$S/synced"
 echo "tampered" >>"$S/bad"
 echo "echo more evil" >>"$S/prog"
 
-ufs_mount "$S" "$M" "key=$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog,fastopen,write_idle=30" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog,fastopen,write_idle=30" || exit 1
 
 # ---- reads ---------------------------------------------------------------------------------
 out=$(python3 - "$M/bad" <<'EOF'
@@ -70,7 +70,7 @@ expect_rc "unmount relabels what was still being written" 0 \
 	"$UEVM" verify --hmac-key "$KEY" "$S/edit"
 
 : >"$T/uevmfs.stderr"
-ufs_mount "$S" "$M" "key=$KEY,ml=none,nosyslog,fastopen,-d" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,-d" || exit 1
 for _ in 1 2 3; do cat "$M/good" >/dev/null; done
 echo more >>"$M/edit"
 ufs_umount "$M"
@@ -88,7 +88,7 @@ echo "owner changed offline" >"$S/owner"
 "$UEVM" label --hmac-key "$KEY" "$S/owner" >/dev/null
 chown 1234 "$S/owner"
 C=$T/sec
-ufs_mount "$S" "$M" "key=$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,audit_log=$T/audit3.log" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,audit_log=$T/audit3.log" || exit 1
 expect_eq "evm=0: the owner-changed file reads (content matches)" "owner changed offline" \
 	"$(cat "$M/owner" 2>&1)"
 echo 1 >"$C/evm"

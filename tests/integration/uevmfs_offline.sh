@@ -23,7 +23,7 @@ M=$T/mnt
 mkdir -p "$S/legacy"
 SEL='system_u:object_r:var_t:s0'
 CAPVAL=0x0100000200200000000000000000000000000000
-OPTS="key=$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
+OPTS="key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"
 
 # Files that exist before the first mount: no labels at all.
 echo "legacy one" >"$S/legacy/one"

@@ -34,7 +34,7 @@ chown 1000 "$S/etc/users"
 "$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-ufs_mount "$S" "$M" "key=$KEY,ml=$T/ml,securityfs=$C,audit_log=$T/audit.log,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,securityfs=$C,audit_log=$T/audit.log,nosyslog" || exit 1
 check "the control tree is mounted (fuse.uevm-securityfs)" ufs_mounted "$C" fuse.uevm-securityfs
 
 # ---- layout --------------------------------------------------------------------------
@@ -176,7 +176,7 @@ echo "good, hash label" >"$S/etc/good0"
 echo "bad, hash label" >"$S/etc/bad0"
 "$UEVM" label --hmac-key "$KEY" "$S/etc/good0" "$S/etc/bad0" >/dev/null
 echo "appended offline" >>"$S/etc/bad0"
-ufs_mount "$S" "$M" "key=$KEY,ml=memory,securityfs=$C,evm=0,audit_log=$T/audit2.log,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=memory,securityfs=$C,evm=0,audit_log=$T/audit2.log,nosyslog" || exit 1
 expect_eq "evm=0: evm reads 0" 0 "$(cat "$C/evm")"
 # As the kernel before EVM is initialised: IMA appraises the content alone.
 expect_eq "evm=0: a file whose content matches its hash opens" "good, hash label" \

@@ -2,7 +2,8 @@
 /*
  * Key forms: passphrase wrapping, kernel encrypted-key blobs (known-answer
  * vectors the running kernel accepted and re-emitted byte for byte when
- * they were recorded), detection, key specs, plain files.
+ * they were recorded), detection, key specs (the form named, never
+ * guessed), plain files, file modes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -254,6 +255,35 @@ static void test_detect_and_specs(void)
 	      uevm_key_load_ex("passphrase:/x,passphrase-fd=z", NULL, &k, NULL) == -EINVAL);
 	CHECK("spec: empty path is refused",
 	      uevm_key_load_ex("tpm:", NULL, &k, NULL) == -EINVAL);
+	CHECK("spec: file: (guess the form) is refused, saying to name it",
+	      uevm_key_load_ex("file:/k", NULL, &k, NULL) == -EINVAL &&
+	      strstr(uevm_last_error(), "name the key's form"));
+	CHECK("spec: passphrase-fd= with another form is refused",
+	      uevm_key_load_ex("raw:/k,passphrase-fd=3", NULL, &k, NULL) == -EINVAL &&
+	      strstr(uevm_last_error(), "passphrase: keys only"));
+	CHECK("spec: master= with another form is refused",
+	      uevm_key_load_ex("tpm:/k,master=/m", NULL, &k, NULL) == -EINVAL &&
+	      strstr(uevm_last_error(), "kernel-blob: keys only"));
+	CHECK("spec: tcti= with another form is refused",
+	      uevm_key_load_ex("passphrase:/k,tcti=device:/dev/tpm0", NULL, &k,
+			       NULL) == -EINVAL &&
+	      strstr(uevm_last_error(), "tpm: keys only"));
+	{
+		enum uevm_key_form form = UEVM_KEY_FORM_UNKNOWN;
+		struct uevm_key_load_opts o;
+
+		CHECK("spec: a plain path is a raw key file",
+		      uevm_key_spec_form("/etc/keys/a,b", &form) == 0 &&
+		      form == UEVM_KEY_FORM_RAW);
+		CHECK("spec: kernel-blob: names its form",
+		      uevm_key_spec_form("kernel-blob:/b,master=/m", &form) == 0 &&
+		      form == UEVM_KEY_FORM_KERNEL_BLOB);
+		uevm_key_load_opts_init(&o);
+		o.need_form = true;
+		CHECK("spec: need_form refuses a plain path before opening it",
+		      uevm_key_load_ex("/nonexistent/k", &o, &k, NULL) == -EINVAL &&
+		      strstr(uevm_last_error(), "name the key's form: raw:/nonexistent/k"));
+	}
 
 	CHECK("pcrs: list and ranges",
 	      uevm_tpm_parse_pcrs("0,7,16-18", &mask) == 0 &&
@@ -305,7 +335,7 @@ static void test_files(void)
 		if (pipe(p) == 0) {
 			ret = (int)write(p[1], "s3cret\n", 7);
 			close(p[1]);
-			snprintf(spec, sizeof(spec), "file:%s,passphrase-fd=%d", path, p[0]);
+			snprintf(spec, sizeof(spec), "passphrase:%s,passphrase-fd=%d", path, p[0]);
 			back = NULL;
 			ret = uevm_key_load_ex(spec, NULL, &back, &form);
 			close(p[0]);
@@ -317,8 +347,22 @@ static void test_files(void)
 		snprintf(spec, sizeof(spec), "tpm:%s", path);
 		CHECK("spec: form mismatch is refused",
 		      uevm_key_load_ex(spec, NULL, &back, NULL) == -EINVAL &&
-		      strstr(uevm_last_error(), "not a tpm key file"));
+		      strstr(uevm_last_error(), "is not a TPM-sealed key file"));
+		CHECK("a passphrase file given as a plain path is refused, naming its form",
+		      uevm_key_load_ex(path, NULL, &back, NULL) == -EINVAL &&
+		      strstr(uevm_last_error(), "passphrase-protected") &&
+		      strstr(uevm_last_error(), "passphrase:"));
+		snprintf(spec, sizeof(spec), "raw:%s", path);
+		CHECK("... and as raw:",
+		      uevm_key_load_ex(spec, NULL, &back, NULL) == -EINVAL);
 	}
+	/* Readable by others: refused before anything is read. */
+	chmod(path, 0640);
+	CHECK("a group-readable key file is refused, saying how to fix it",
+	      uevm_key_load_ex(spec, NULL, &back, NULL) == -EPERM &&
+	      strstr(uevm_last_error(), "mode 0640") &&
+	      strstr(uevm_last_error(), "chmod 600"));
+	chmod(path, 0600);
 	/* Truncated to fit in a raw key: still not taken as a raw key. */
 	fd = open(path, O_WRONLY);
 	if (fd >= 0) {
@@ -327,14 +371,31 @@ static void test_files(void)
 	}
 	back = NULL;
 	ret = uevm_key_load_ex(path, NULL, &back, NULL);
-	CHECK("a truncated passphrase file is an error, not a raw key",
+	CHECK("a truncated passphrase file is never a raw key",
+	      ret < 0 && !back && strstr(uevm_last_error(), "passphrase-protected"));
+	snprintf(spec, sizeof(spec), "passphrase:%s", path);
+	ret = uevm_key_load_ex(spec, NULL, &back, NULL);
+	CHECK("a truncated passphrase file is reported as such",
 	      ret < 0 && !back && strstr(uevm_last_error(), "missing"));
+	/* evmctl mode: its keys are raw; a warning, not a refusal. */
+	uevm_set_file_checks(UEVM_FILE_CHECKS_WARN);
+	chmod(path, 0644);
+	ret = uevm_key_load_ex(path, NULL, &back, NULL);
+	CHECK("evmctl mode: a protected-looking, readable file is used as raw bytes",
+	      ret == 0 && back && uevm_key_size(back) == 100);
+	uevm_key_free(back);
+	uevm_set_file_checks(UEVM_FILE_CHECKS_REFUSE);
 	unlink(path);
 
 	snprintf(path, sizeof(path), "%s/blob", dir);
 	uevm_write_new_file(path, kat[0].blob, strlen(kat[0].blob));
-	CHECK("a kernel blob without a master key asks for one",
+	CHECK("a kernel blob given as a plain path says how to name it",
 	      uevm_key_load_ex(path, NULL, &back, NULL) == -EINVAL &&
+	      strstr(uevm_last_error(), "kernel-blob:") &&
+	      strstr(uevm_last_error(), "master=FILE"));
+	snprintf(spec, sizeof(spec), "kernel-blob:%s", path);
+	CHECK("a kernel blob without a master key asks for one",
+	      uevm_key_load_ex(spec, NULL, &back, NULL) == -EINVAL &&
 	      strstr(uevm_last_error(), "master"));
 	unlink(path);
 	rmdir(dir);
