@@ -6,6 +6,7 @@ BINDIR      ?= $(PREFIX)/bin
 LIBDIR      ?= $(PREFIX)/lib
 INCDIR      ?= $(PREFIX)/include
 MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/uevm
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR     ?=
 
@@ -125,6 +126,8 @@ install: all
 	install -m 644 include/uevm/*.h $(DESTDIR)$(INCDIR)/uevm/
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 docs/threat-model.md $(DESTDIR)$(DOCDIR)/
 
 # Opt-in: `make install EVMCTL_LINK=1` also installs evmctl -> uevm, which
 # then runs in its evmctl-compatible mode (uevm-evmctl(1)).
@@ -199,6 +202,8 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	rm -rf $(DESTDIR)$(INCDIR)/uevm
 	cd man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	rm -f $(DESTDIR)$(DOCDIR)/threat-model.md
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build

@@ -108,8 +108,8 @@ for ((run = 1; run <= RUNS; run++)); do
 	# Label from scratch every time (untimed): an unchanged security.ima
 	# is not rewritten, which would flatter later runs.
 	[ "$run" -eq 1 ] || "$UEVM" clear -r -x "$TREE"
-	timed "uevm label -r" "$UEVM" label -r -x --hmac-key "$KEY" "$TREE"
-	timed "uevm verify -r" "$UEVM" verify -r -x --hmac-key "$KEY" "$TREE"
+	timed "uevm label -r" "$UEVM" label -r -x --hmac-key "raw:$KEY" "$TREE"
+	timed "uevm verify -r" "$UEVM" verify -r -x --hmac-key "raw:$KEY" "$TREE"
 	grep -qE "^Summary: [0-9]+ objects, 0 failed, 0 errors$" "$WORK/out" || {
 		cat "$WORK/out" >&2; die "verify did not pass every object"; }
 	timed "sha256sum" "${XARGS[@]}" sha256sum -- <"$WORK/files"

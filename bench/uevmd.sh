@@ -54,7 +54,7 @@ mkdir -p "$MNT/tree" "$MNT/bin"
 head -c $((N * 4096)) /dev/urandom | (cd "$MNT/tree" && split -b 4096 -a 5 -d - f)
 cp "$(type -P true)" "$MNT/bin/true"
 (umask 077 && head -c 32 /dev/urandom >"$WORK/key")
-"$UEVM" label -r --hmac-key "$WORK/key" "$MNT/tree" "$MNT/bin"
+"$UEVM" label -r --hmac-key "raw:$WORK/key" "$MNT/tree" "$MNT/bin"
 find "$MNT/tree" -type f | sort >"$WORK/list"
 cat >"$WORK/policy" <<'EOF'
 measure func=BPRM_CHECK

@@ -53,7 +53,7 @@ mkdir -p "$S" "$M" "$F"
 echo "bench: making a ${SIZE_MB} MiB file and labelling it ..."
 head -c $((SIZE_MB * 1048576)) /dev/urandom >"$S/big"
 head -c 4096 /dev/urandom >"$S/small"
-"$UEVM" label -r --hmac-key "$WORK/key" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$WORK/key" "$S" >/dev/null
 
 "$UEVMFS" "$S" "$M" -f -o "key=raw:$WORK/key,ml=memory,securityfs=none,nosyslog" \
 	2>"$WORK/uevmfs.log" &

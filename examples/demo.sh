@@ -109,7 +109,7 @@ section "Labelling"
 # FS_IOC_GETFSUUID (Linux >= 6.5) gives the UUID EVM uses; older kernels
 # cannot tell it, so give the image's UUID explicitly there.
 UUID_OPT=()
-if ! uevm hmac --hmac-key "$KEY" demo/etc/motd >/dev/null 2>&1; then
+if ! uevm hmac --hmac-key "raw:$KEY" demo/etc/motd >/dev/null 2>&1; then
 	if [ -n "$FSUUID" ]; then
 		UUID_OPT=(--uuid "$FSUUID")
 		note "this kernel cannot report the filesystem UUID: passing --uuid $FSUUID"
@@ -118,8 +118,8 @@ if ! uevm hmac --hmac-key "$KEY" demo/etc/motd >/dev/null 2>&1; then
 		note "this kernel cannot report the filesystem UUID: using --uuid none"
 	fi
 fi
-show uevm label -r -v --hmac-key "$KEY" "${UUID_OPT[@]}" demo
-uevm label -r -v --hmac-key "$KEY" "${UUID_OPT[@]}" demo || {
+show uevm label -r -v --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo
+uevm label -r -v --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo || {
 	unexpected "uevm label failed"; exit 1; }
 note "every regular file now carries security.ima (0x04 0x04 + SHA-256 of the" \
      "content) and security.evm (0x02 + HMAC-SHA1 over the protected xattrs," \
@@ -131,9 +131,9 @@ sum=$(sha256sum demo/etc/motd | cut -d' ' -f1)
 [ "$ima" = "0404$sum" ] || unexpected "security.ima is not 0404 + sha256sum"
 note "(the same digest as sha256sum: $sum)"
 
-show uevm verify -r --hmac-key "$KEY" "${UUID_OPT[@]}" demo
+show uevm verify -r --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo
 rc=0
-uevm verify -r --hmac-key "$KEY" "${UUID_OPT[@]}" demo || rc=$?
+uevm verify -r --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo || rc=$?
 [ "$rc" -eq 0 ] || unexpected "verify of the fresh labels exited $rc, not 0"
 note "exit status $rc: everything passes.  Directories and symlinks without any" \
      "protected xattr count as no_xattrs and carry no security.evm, as in the kernel."
@@ -184,9 +184,9 @@ untouched=(demo/lib/libutil.so.1 demo/share/doc/NEWS demo/share/doc/COPYING)
 
 # ---------------------------------------------------------------------------
 section "Verifying the tampered tree"
-show uevm verify -r --hmac-key "$KEY" "${UUID_OPT[@]}" demo
+show uevm verify -r --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo
 rc=0
-uevm verify -r --hmac-key "$KEY" "${UUID_OPT[@]}" demo >"$WORK/verify.out" 2>"$WORK/verify.err" || rc=$?
+uevm verify -r --hmac-key "raw:$KEY" "${UUID_OPT[@]}" demo >"$WORK/verify.out" 2>"$WORK/verify.err" || rc=$?
 # Worker threads finish in any order: sort the file lines for reading.
 grep -v '^Summary\|^  ' "$WORK/verify.out" | LC_ALL=C sort -k2 || true
 grep '^Summary\|^  ' "$WORK/verify.out" || true
@@ -216,9 +216,9 @@ nfail=$(grep -c '^FAIL ' "$WORK/verify.out" || true)
 	unexpected "$nfail files failed, expected exactly ${#cases[@]}"
 
 # The files nobody touched still pass, one by one.
-show uevm verify -v --hmac-key "$KEY" "${UUID_OPT[@]}" "${untouched[@]}"
+show uevm verify -v --hmac-key "raw:$KEY" "${UUID_OPT[@]}" "${untouched[@]}"
 rc=0
-uevm verify -v --hmac-key "$KEY" "${UUID_OPT[@]}" "${untouched[@]}" >"$WORK/untouched.out" || rc=$?
+uevm verify -v --hmac-key "raw:$KEY" "${UUID_OPT[@]}" "${untouched[@]}" >"$WORK/untouched.out" || rc=$?
 grep -v '^Summary\|^  ' "$WORK/untouched.out"
 [ "$rc" -eq 0 ] || unexpected "untouched files do not pass (exit $rc)"
 for f in "${untouched[@]}"; do

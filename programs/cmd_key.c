@@ -189,6 +189,7 @@ static void load_opts(const struct key_opts *o, int *fd,
 		      struct uevm_key_load_opts *lo)
 {
 	uevm_key_load_opts_init(lo);
+	lo->need_form = true;	/* never guessed: see common_ctx */
 	if (o->pass_fd >= 0) {
 		*fd = o->pass_fd;
 		lo->passphrase = uevm_passphrase_from_fd;

@@ -172,6 +172,10 @@ int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx)
 		struct uevm_key_load_opts lo;
 
 		uevm_key_load_opts_init(&lo);
+		/* The operator names the form (raw:FILE, tpm:FILE, ...): a
+		 * plain path could be a protected key file an offline attacker
+		 * replaced by raw bytes of their own (uevm-key(1)). */
+		lo.need_form = true;
 		lo.origin = &origin;
 		ret = uevm_key_load_ex(o->key_spec, &lo, &key, NULL);
 		if (ret) {

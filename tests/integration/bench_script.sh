@@ -41,7 +41,7 @@ expect_eq "no security.evm left behind" 0 "$(labelled_count "$R" security.evm)"
 
 # A tree that carries labels already.
 make_key "$T/key"
-"$UEVM" label --hmac-key "$T/key" "$R/a/f1"
+"$UEVM" label --hmac-key "raw:$T/key" "$R/a/f1"
 evm_before=$(xattr_hex security.evm "$R/a/f1")
 rc=0
 out=$(BENCH_RUNS=1 bash "$BENCH" "$UEVM" "$R" 2>&1) || rc=$?

@@ -31,7 +31,7 @@ for i in 1 2 3 4; do head -c 16M /dev/urandom >"$R/big$i"; done
 mapfile -t FILES < <(cd "$R" && find . -type f | sed 's|^\./||' | sort)
 NFILES=${#FILES[@]}
 
-U() { "$UEVM" "$@" --hmac-key "$KEY"; }
+U() { "$UEVM" "$@" --hmac-key "raw:$KEY"; }
 
 # check_round NAME: verify the tree; every file uevm passes must be right
 # by the reference, and no content may differ from the manifest.
@@ -85,7 +85,7 @@ for round in $(seq 20); do
 	fi
 	[ "$round" -gt 1 ] && tamper 15
 	delay_ms=$((RANDOM % full_ms))
-	"$UEVM" label -r --hmac-key "$KEY" "$R" >/dev/null 2>&1 &
+	"$UEVM" label -r --hmac-key "raw:$KEY" "$R" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
 	kill -KILL "$pid" 2>/dev/null
@@ -106,7 +106,7 @@ kill_at() {
 	# (in the background: the shell's "Killed" notice goes to /dev/null too)
 	strace -f -qq -o /dev/null -e trace=fsetxattr \
 		-e "inject=fsetxattr:error=EIO:signal=KILL:when=$n" \
-		"$UEVM" label -r -j 1 --hmac-key "$KEY" "$@" >/dev/null 2>&1 &
+		"$UEVM" label -r -j 1 --hmac-key "raw:$KEY" "$@" >/dev/null 2>&1 &
 	wait $! 2>/dev/null
 }
 

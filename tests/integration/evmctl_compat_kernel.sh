@@ -39,7 +39,7 @@ expect_match "hmac prints the kernel's HMAC with the fs UUID" \
 "$EV" hmac --hmackey "$T/hmac.key" f >/dev/null 2>&1
 expect_eq "hmac writes 0x02 + that HMAC" "02$(ref_evm_hmac "$T/hmac.key" f "$GEN" "$FSUUID")" \
 	"$(xattr_hex security.evm f)"
-expect_eq "... which is what uevm hmac computes" "$("$UEVM" hmac --hmac-key "$T/hmac.key" f | cut -d' ' -f1)" \
+expect_eq "... which is what uevm hmac computes" "$("$UEVM" hmac --hmac-key "raw:$T/hmac.key" f | cut -d' ' -f1)" \
 	"$(xattr_hex security.evm f)"
 out=$("$EV" -a sha256 hmac -u --hmackey "$T/hmac.key" -n f 2>&1)
 expect_match "-u: no fs UUID, and HMAC-SHA1 whatever -a says" \

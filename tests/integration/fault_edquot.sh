@@ -38,7 +38,7 @@ sync
 
 err=$(capsh --drop=cap_sys_resource -- -c \
 	'grep ^CapEff /proc/self/status; exec "$0" "$@"' \
-	"$UEVM" label -r -v --uuid none --hmac-key "$KEY" "$M/limited" "$M/free" 2>&1)
+	"$UEVM" label -r -v --uuid none --hmac-key "raw:$KEY" "$M/limited" "$M/free" 2>&1)
 rc=$?
 expect_eq "label under a quota limit exits 2" 2 "$rc"
 eff=$(sed -n 's/^CapEff:[[:space:]]*//p' <<<"$err")
@@ -75,13 +75,13 @@ expect_eq "reference: the files of the other subvolume are rightly labelled" 10 
 	"$(grep -c "^GOOD	$M/free/" <<<"$ref")"
 check "no content was changed" bash -c "cd '$M' && sha256sum --quiet -c '$T/manifest'"
 
-out=$("$UEVM" verify -r --uuid none --hmac-key "$KEY" "$M/limited" "$M/free")
+out=$("$UEVM" verify -r --uuid none --hmac-key "raw:$KEY" "$M/limited" "$M/free")
 expect_eq "verify exits 1" 1 $?
 expect_match "verify: exactly the failed files fail" \
 	"22 objects, $nerr failed, 0 errors" "$out"
 
 btrfs qgroup limit none "$M/limited"
-"$UEVM" label -r --uuid none --hmac-key "$KEY" "$M/limited"
+"$UEVM" label -r --uuid none --hmac-key "raw:$KEY" "$M/limited"
 expect_eq "without the limit, label completes" 0 $?
 expect_eq "reference: now every file is rightly labelled" 20 \
 	"$(python3 "$TESTS_DIR/evm_ref_check.py" --key "$KEY" --uuid none "$M" | grep -c '^GOOD')"

@@ -29,7 +29,7 @@ LOOP=$(losetup -f --show "$F/disk.img") || { fail "loop device over the FUSE ima
 mount -o errors=continue "$LOOP" "$E" || { fail "ext4 on the loop device"; exit 1; }
 mkdir "$E/d"
 for f in good1 good2 bad_data bad_xattr; do head -c 100000 /dev/urandom >"$E/d/$f"; done
-"$UEVM" label -r --hmac-key "$KEY" "$E/d"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$E/d"
 expect_eq "label on the healthy device" 0 $?
 (cd "$E/d" && sha256sum -- *) >"$T/manifest"
 sync
@@ -51,7 +51,7 @@ EOF
 LOOP=$(losetup -f --show "$F/disk.img") && mount -o errors=continue "$LOOP" "$E" ||
 	{ fail "remount with faults"; exit 1; }
 
-out=$("$UEVM" verify -r -v --hmac-key "$KEY" "$E/d" 2>&1)
+out=$("$UEVM" verify -r -v --hmac-key "raw:$KEY" "$E/d" 2>&1)
 expect_eq "verify on a failing device exits 1" 1 $?
 expect_match "verify: a bad data block is an error naming file and EIO" \
 	"^ERROR $E/d/bad_data: cannot verify: .*Input/output error" "$out"
@@ -60,7 +60,7 @@ expect_match "verify: a bad xattr block fails naming security.ima and EIO" \
 for f in good1 good2; do expect_match "verify: $f still passes" "^OK $E/d/$f: pass$" "$out"; done
 expect_match "verify: summary" "5 objects, 1 failed, 1 errors" "$out"
 
-err=$("$UEVM" label -r -v --hmac-key "$KEY" "$E/d" 2>&1 >/dev/null)
+err=$("$UEVM" label -r -v --hmac-key "raw:$KEY" "$E/d" 2>&1 >/dev/null)
 expect_eq "label on a failing device exits 2" 2 $?
 expect_match "label: a bad data block names file and EIO" \
 	"^uevm: $E/d/bad_data: not labelled: .*Input/output error" "$err"
@@ -79,7 +79,7 @@ for f in bad_data bad_xattr; do
 	expect_eq "$f: its xattrs are as before the faults" "$(cat "$T/before.$f")" "$(xattrs_of "$E/d/$f")"
 done
 check "no content was changed" bash -c "cd '$E/d' && sha256sum --quiet -c '$T/manifest'"
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$E/d")
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$E/d")
 expect_eq "verify on the healed device exits 0" 0 $?
 expect_eq "reference: every file is rightly labelled" 4 \
 	"$(python3 "$TESTS_DIR/evm_ref_check.py" --key "$KEY" "$E/d" | grep -c '^GOOD')"

@@ -33,7 +33,7 @@ sync
 # Free room for about five xattr blocks.
 truncate -s $(( $(stat -c %s "$M/fill") - 5 * 1024 )) "$M/fill"
 sync
-err=$("$UEVM" label -r -v --hmac-key "$KEY" "$M/t" 2>&1 >/dev/null)
+err=$("$UEVM" label -r -v --hmac-key "raw:$KEY" "$M/t" 2>&1 >/dev/null)
 expect_eq "label on a full disk exits 2" 2 $?
 nerr=$(grep -c ": not labelled: cannot write security.ima: No space left on device" <<<"$err")
 check "some files fail with ENOSPC, each named ($nerr)" test "$nerr" -ge 5
@@ -55,14 +55,14 @@ done
 expect_eq "each file is either rightly labelled or not at all" 0 "$half"
 check "no content was changed" bash -c "cd '$M/t' && sha256sum --quiet -c '$T/manifest'"
 
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$M/t")
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$M/t")
 expect_eq "verify after ENOSPC exits 1" 1 $?
 expect_match "verify: exactly the ENOSPC files fail" "$nerr failed, 0 errors" "$out"
 
 rm -f "$M/fill"
-"$UEVM" label -r --hmac-key "$KEY" "$M/t"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$M/t"
 expect_eq "with space again, label completes" 0 $?
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$M/t")
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$M/t")
 expect_eq "then verify passes" 0 $?
 expect_eq "reference: every file is rightly labelled" $N \
 	"$(python3 "$TESTS_DIR/evm_ref_check.py" --key "$KEY" "$M/t" | grep -c '^GOOD')"
@@ -88,11 +88,11 @@ V=$M/t/victim
 echo victim >"$V"
 setfattr -n user.pad -v "$(head -c "$pad" /dev/zero | tr '\0' a)" "$V"
 before=$(xattrs_of "$V")
-err=$("$UEVM" label --hmac-key "$KEY" "$V" 2>&1)
+err=$("$UEVM" label --hmac-key "raw:$KEY" "$V" 2>&1)
 expect_eq "label: ENOSPC on the second write exits 2" 2 $?
 expect_match "label: the error names the file and security.evm" \
 	"^uevm: $V: not labelled: cannot write security.evm: No space left on device \(security.ima left as it was\)" "$err"
 expect_eq "label: the new security.ima was taken back (xattrs as before)" \
 	"$before" "$(xattrs_of "$V")"
-out=$("$UEVM" verify -v --hmac-key "$KEY" "$V")
+out=$("$UEVM" verify -v --hmac-key "raw:$KEY" "$V")
 expect_match "verify: the file fails as unlabelled" "^FAIL $V: no_label" "$out"

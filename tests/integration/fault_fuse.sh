@@ -29,7 +29,7 @@ head -c 2000000 /dev/urandom >"$B/big_ok"
 head -c 1048576 /dev/urandom >"$B/eio_mid"
 faultfs_mount "$RULES" "$B" "$M"
 
-U() { "$UEVM" "$@" --uuid none --hmac-key "$KEY"; }
+U() { "$UEVM" "$@" --uuid none --hmac-key "raw:$KEY"; }
 
 # Files with earlier labels: eio_mid and eio_xattr unchanged since, and
 # edquot_evm changed since (its relabel must keep the old, failing pair).

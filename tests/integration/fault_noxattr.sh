@@ -17,7 +17,7 @@ make_key "$KEY"
 nox_case() {
 	local name=$1 d=$2 err out
 	(cd "$d" && sha256sum f1 f2 f3) >"$T/manifest.$name"
-	err=$("$UEVM" label -r -v --uuid none --hmac-key "$KEY" "$d" 2>&1 >/dev/null)
+	err=$("$UEVM" label -r -v --uuid none --hmac-key "raw:$KEY" "$d" 2>&1 >/dev/null)
 	expect_eq "$name: label exits 2" 2 $?
 	for f in f1 f2 f3; do
 		expect_match "$name: label names $f and the cause" \
@@ -25,7 +25,7 @@ nox_case() {
 	done
 	expect_match "$name: label went through all objects" "labelled [0-1] objects, [34] errors" "$err"
 	check "$name: no content was changed" bash -c "cd '$d' && sha256sum --quiet -c '$T/manifest.$name'"
-	out=$("$UEVM" verify -r -v --uuid none --hmac-key "$KEY" "$d" 2>&1)
+	out=$("$UEVM" verify -r -v --uuid none --hmac-key "raw:$KEY" "$d" 2>&1)
 	expect_eq "$name: verify exits 1" 1 $?
 	for f in f1 f2 f3; do
 		expect_match "$name: verify fails $f, naming the cause" \
@@ -75,14 +75,14 @@ on_exit "umount '$T/tmpfs'"
 mkfiles "$T/tmpfs"
 if setfattr -n security.uevmtest -v 1 "$T/tmpfs/f1" 2>/dev/null; then
 	setfattr -x security.uevmtest "$T/tmpfs/f1"
-	"$UEVM" label -r --uuid none --hmac-key "$KEY" "$T/tmpfs"
+	"$UEVM" label -r --uuid none --hmac-key "raw:$KEY" "$T/tmpfs"
 	expect_eq "tmpfs keeps security.* xattrs: label exits 0" 0 $?
-	out=$("$UEVM" verify -r --uuid none --hmac-key "$KEY" "$T/tmpfs")
+	out=$("$UEVM" verify -r --uuid none --hmac-key "raw:$KEY" "$T/tmpfs")
 	expect_eq "tmpfs: verify exits 0" 0 $?
 	expect_eq "tmpfs: reference check says every file is rightly labelled" 3 \
 		"$(python3 "$TESTS_DIR/evm_ref_check.py" --key "$KEY" --uuid none "$T/tmpfs" | grep -c '^GOOD')"
 	echo changed >>"$T/tmpfs/f2"
-	out=$("$UEVM" verify -r -v --uuid none --hmac-key "$KEY" "$T/tmpfs")
+	out=$("$UEVM" verify -r -v --uuid none --hmac-key "raw:$KEY" "$T/tmpfs")
 	expect_match "tmpfs: a changed file fails" "^FAIL $T/tmpfs/f2: fail \(invalid-hash\)" "$out"
 else
 	# A kernel without tmpfs xattrs: then it is one more no-xattr case.

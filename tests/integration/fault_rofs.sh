@@ -19,14 +19,14 @@ mkfs.ext4 -q -F "$IMG" >/dev/null 2>&1
 loop_mount "$IMG" "$M" || { fail "ext4 loop mount"; exit 1; }
 mkdir "$M/d"
 for i in 1 2 3 4; do { echo "file $i"; head -c 2000 /dev/urandom; } >"$M/d/f$i"; done
-"$UEVM" label -r --hmac-key "$KEY" "$M/d"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$M/d"
 expect_eq "label on the writable mount" 0 $?
 echo new >"$M/d/unlabelled"
 echo tampered >>"$M/d/f2"
 umount "$M" && mount -o loop,ro "$IMG" "$M" || { fail "read-only remount"; exit 1; }
 snap=$(for f in "$M"/d/*; do echo "$f"; xattrs_of "$f"; done)
 
-err=$("$UEVM" label -r -v --hmac-key "$KEY" "$M/d" 2>&1 >/dev/null)
+err=$("$UEVM" label -r -v --hmac-key "raw:$KEY" "$M/d" 2>&1 >/dev/null)
 expect_eq "label on a read-only fs exits 2" 2 $?
 expect_match "label: the new file's error names it and EROFS" \
 	"^uevm: $M/d/unlabelled: not labelled: cannot write security.ima: Read-only file system" "$err"
@@ -38,7 +38,7 @@ expect_match "label: the run went through every object" "labelled 0 objects, 6 e
 expect_eq "label: nothing changed on the read-only fs" "$snap" \
 	"$(for f in "$M"/d/*; do echo "$f"; xattrs_of "$f"; done)"
 
-out=$("$UEVM" verify -r -v --hmac-key "$KEY" "$M/d")
+out=$("$UEVM" verify -r -v --hmac-key "raw:$KEY" "$M/d")
 expect_eq "verify on a read-only fs exits 1 (one changed, one new)" 1 $?
 for f in f1 f3 f4; do expect_match "verify (ro): $f passes" "^OK $M/d/$f: pass$" "$out"; done
 expect_match "verify (ro): the changed file fails" "^FAIL $M/d/f2: fail \(invalid-hash\)" "$out"
@@ -50,18 +50,18 @@ R=$T/tree
 RO=$T/ro
 mkdir -p "$R/sub" "$RO"
 for f in a b sub/c; do { echo "$f"; head -c 1000 /dev/urandom; } >"$R/$f"; done
-"$UEVM" label -r --hmac-key "$KEY" "$R"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$R"
 expect_eq "label of the tree (writable)" 0 $?
 echo fresh >"$R/sub/fresh"
 mount --bind "$R" "$RO" && mount -o remount,bind,ro "$RO" ||
 	{ fail "read-only bind mount"; exit 1; }
 on_exit "umount '$RO' 2>/dev/null || umount -l '$RO'"
-err=$("$UEVM" label -r -v --hmac-key "$KEY" "$RO" 2>&1 >/dev/null)
+err=$("$UEVM" label -r -v --hmac-key "raw:$KEY" "$RO" 2>&1 >/dev/null)
 expect_eq "label through a ro bind mount exits 2" 2 $?
 expect_match "label (ro bind): the new file names EROFS" \
 	"^uevm: $RO/sub/fresh: not labelled: cannot write security.ima: Read-only file system" "$err"
 check "label (ro bind): the new file got no label" bash -c "[ -z \"\$(getfattr -h -m - -d '$R/sub/fresh' 2>/dev/null)\" ]"
-out=$("$UEVM" verify -r -v --hmac-key "$KEY" "$RO")
+out=$("$UEVM" verify -r -v --hmac-key "raw:$KEY" "$RO")
 expect_eq "verify through a ro bind mount exits 1 (the new file)" 1 $?
 for f in a b sub/c; do expect_match "verify (ro bind): $f passes" "^OK $RO/$f: pass$" "$out"; done
 expect_match "verify (ro bind): the new file fails" "^FAIL $RO/sub/fresh: no_label" "$out"

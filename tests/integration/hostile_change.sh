@@ -57,24 +57,24 @@ on_exit "touch '$T/stop'"
 # ---- label of a growing file ----------------------------------------------------------
 
 start_writer grow
-out=$("$UEVM" label --hmac-key "$KEY" "$B" 2>&1)
+out=$("$UEVM" label --hmac-key "raw:$KEY" "$B" 2>&1)
 rc=$?
 stop_writer
 expect_eq "label of a file growing all along: exit 2" 2 "$rc"
 expect_match "... the error names the file and says it kept changing" \
 	"^uevm: $B: not labelled: file kept changing while it was being (hashed|labelled) \([0-9]+ tries\)" "$out"
 expect_eq "... no security.ima was written" "" "$(xattr_hex security.ima "$B")"
-expect_rc "once the writer stopped, label succeeds" 0 "$UEVM" label --hmac-key "$KEY" "$B"
-expect_rc "... and verify passes" 0 "$UEVM" verify --hmac-key "$KEY" "$B"
+expect_rc "once the writer stopped, label succeeds" 0 "$UEVM" label --hmac-key "raw:$KEY" "$B"
+expect_rc "... and verify passes" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$B"
 
 # ---- verify of a file growing or rewritten in place ---------------------------------
 
 for mode in grow rewrite; do
-	"$UEVM" label --hmac-key "$KEY" "$B"
+	"$UEVM" label --hmac-key "raw:$KEY" "$B"
 	start_writer $mode
-	out=$("$UEVM" verify -v --hmac-key "$KEY" "$B" 2>&1)
+	out=$("$UEVM" verify -v --hmac-key "raw:$KEY" "$B" 2>&1)
 	rc=$?
-	json=$("$UEVM" verify --json --hmac-key "$KEY" "$B" 2>/dev/null)
+	json=$("$UEVM" verify --json --hmac-key "raw:$KEY" "$B" 2>/dev/null)
 	stop_writer
 	check "verify during a $mode: exit 1 or 2, never 0 (rc $rc)" test "$rc" = 1 -o "$rc" = 2
 	expect_eq "verify during a $mode: ... never an OK line" "" "$(grep '^OK' <<<"$out")"
@@ -87,17 +87,17 @@ for mode in grow rewrite; do
 	expect_eq "verify --json during a $mode: ... and the JSON is valid" 0 \
 		"$(python3 -m json.tool <<<"$json" >/dev/null; echo $?)"
 done
-"$UEVM" label --hmac-key "$KEY" "$B"
-expect_rc "after the writers: label and verify pass" 0 "$UEVM" verify --hmac-key "$KEY" "$B"
+"$UEVM" label --hmac-key "raw:$KEY" "$B"
+expect_rc "after the writers: label and verify pass" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$B"
 
 # ---- a file replaced by rename while label hashes it ------------------------------------
 
 head -c 1M /dev/urandom >"$T/other"
-"$UEVM" label --hmac-key "$KEY" "$B" &
+"$UEVM" label --hmac-key "raw:$KEY" "$B" &
 lpid=$!
 sleep 0.05
 mv "$T/other" "$B"		# the label run keeps the inode it opened
 wait $lpid
-json=$("$UEVM" verify --json --hmac-key "$KEY" "$B")
+json=$("$UEVM" verify --json --hmac-key "raw:$KEY" "$B")
 expect_eq "a file replaced during label: the new file does not pass (no label of its own)" \
 	"false no_label" "$(jq -r '.results[0] | "\(.ok) \(.status)"' <<<"$json")"

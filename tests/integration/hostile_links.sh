@@ -49,7 +49,7 @@ ln -s "$O/dir/f1" "$R/outfile"		# a file outside
 for l in self a b root d/up out outfile; do
 	setfattr -h -n security.selinux -v "$SEL" "$R/$l"	# so that EVM labels the link
 done
-out=$(timeout 60 "$UEVM" label -r -v --hmac-key "$KEY" "$R" 2>&1)
+out=$(timeout 60 "$UEVM" label -r -v --hmac-key "raw:$KEY" "$R" 2>&1)
 rc=$?
 expect_eq "label -r of a tree with symlink loops and links to / finishes, exit 0" 0 "$rc"
 expect_match "... and labels exactly the 10 objects of the tree" "labelled 10 objects, 0 errors" "$out"
@@ -58,7 +58,7 @@ for l in self a b root d/up out outfile; do
 		test -n "$(xattr_hex security.evm "$R/$l")"
 done
 expect_eq "nothing outside the tree was touched (ctime, xattrs)" "$outside_before" "$(outside_state)"
-json=$(timeout 60 "$UEVM" verify -r -v --json --hmac-key "$KEY" "$R")
+json=$(timeout 60 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 expect_eq "verify -r of the same tree: exit 0" 0 $?
 expect_eq "verify visits the 10 objects of the tree and nothing else" \
 	"$(cd "$R" && find . | sed "s|^\.|$R|" | sort)" \
@@ -67,9 +67,9 @@ expect_eq "every link verifies as a symlink" "7" \
 	"$(jq '[.results[] | select(.type == "symlink" and .status == "pass")] | length' <<<"$json")"
 # The links given by name: the link is the object, not its target.
 expect_rc "verify of a looping link given by name: exit 0 (the link itself)" 0 \
-	timeout 20 "$UEVM" verify --hmac-key "$KEY" "$R/self" "$R/a" "$R/root"
+	timeout 20 "$UEVM" verify --hmac-key "raw:$KEY" "$R/self" "$R/a" "$R/root"
 expect_rc "label -r of a link to / given by name is not a walk of /" 0 \
-	timeout 20 "$UEVM" label -r --hmac-key "$KEY" "$R/root"
+	timeout 20 "$UEVM" label -r --hmac-key "raw:$KEY" "$R/root"
 
 # ---- a directory swapped for a symlink during the walk: racing ---------------------
 
@@ -99,12 +99,12 @@ rounds=0 bad=0
 for round in $(seq 1 8); do
 	# -j 2, and a small fd budget for half the rounds (parked directories).
 	if [ $((round % 2)) = 0 ]; then
-		(ulimit -n 48; timeout 60 "$UEVM" label -r -j 2 --hmac-key "$KEY" "$W" >/dev/null 2>&1)
+		(ulimit -n 48; timeout 60 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1)
 	else
-		timeout 60 "$UEVM" label -r -j 2 --hmac-key "$KEY" "$W" >/dev/null 2>&1
+		timeout 60 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
 	fi
 	[ $? -ge 124 ] && bad=$((bad + 1))
-	timeout 60 "$UEVM" verify -r -j 2 --hmac-key "$KEY" "$W" >/dev/null 2>&1
+	timeout 60 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
 	[ $? -ge 124 ] && bad=$((bad + 1))
 	rounds=$round
 done
@@ -187,7 +187,7 @@ for how in symlink directory; do
 	L1=$(comb_level "$C" 1)
 	mkdir -p "$TM/other-$how/c0"
 	echo other >"$TM/other-$how/f"
-	(ulimit -n 64; exec "$UEVM" label -r -j 1 --hmac-key "$KEY" "$C") >"$T/swap.out" 2>&1 &
+	(ulimit -n 64; exec "$UEVM" label -r -j 1 --hmac-key "raw:$KEY" "$C") >"$T/swap.out" 2>&1 &
 	lpid=$!
 	for _ in $(seq 1 1000); do
 		ls -l /proc/$lpid/fd 2>/dev/null | grep -q '/big$' && break
@@ -232,11 +232,11 @@ mknod "$F/blk" b 7 200				# loop200: opening it may block or fail
 echo regular >"$F/file"
 for o in fifo zero blk; do setfattr -h -n security.selinux -v "$SEL" "$F/$o"; done
 expect_rc "label -r with a FIFO without a writer and a /dev/zero node: exit 0 within 20 s" 0 \
-	timeout 20 "$UEVM" label -r -j 2 --hmac-key "$KEY" "$F"
+	timeout 20 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$F"
 expect_rc "verify -r of them: exit 0 within 20 s" 0 \
-	timeout 20 "$UEVM" verify -r -j 2 --hmac-key "$KEY" "$F"
+	timeout 20 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$F"
 expect_rc "label and verify of the FIFO and the device given by name: exit 0 within 20 s" 0 \
-	timeout 20 bash -c '"$1" label --hmac-key "$2" "$3/fifo" "$3/zero" && "$1" verify --hmac-key "$2" "$3/fifo" "$3/zero"' \
+	timeout 20 bash -c '"$1" label --hmac-key "raw:$2" "$3/fifo" "$3/zero" && "$1" verify --hmac-key "raw:$2" "$3/fifo" "$3/zero"' \
 	_ "$UEVM" "$KEY" "$F"
 for o in fifo zero blk; do
 	check "$o: labelled (security.evm), no security.ima" \
@@ -253,7 +253,7 @@ chmod 000 "$P/secret"
 # root without the DAC capabilities (it keeps CAP_SYS_ADMIN for security.*)
 DROPDAC=(setpriv --bounding-set=-dac_override,-dac_read_search
 	--inh-caps=-dac_override,-dac_read_search)
-out=$("${DROPDAC[@]}" "$UEVM" label -r --hmac-key "$KEY" "$P" 2>&1)
+out=$("${DROPDAC[@]}" "$UEVM" label -r --hmac-key "raw:$KEY" "$P" 2>&1)
 expect_eq "label -r with an unreadable file: exit 2" 2 $?
 expect_match "... the error names the file and the cause" \
 	"^uevm: $P/secret: cannot open: cannot open for reading: Permission denied$" "$out"
@@ -268,7 +268,7 @@ cp "$KEY" "$T/pub.key"
 chown 65534 "$T/pub.key"
 chmod 600 "$T/pub.key"
 chmod 755 "$P" "$P/sub"
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UEVM" verify -r --hmac-key "$T/pub.key" "$P" 2>&1)
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$UEVM" verify -r --hmac-key "raw:$T/pub.key" "$P" 2>&1)
 expect_eq "verify -r as nobody with an unreadable file: exit 2" 2 $?
 expect_match "... names it with the cause" "^ERROR $P/secret: cannot verify: .*Permission denied" "$out"
 expect_match "... the rest verified" "Summary: 6 objects, 0 failed, 1 errors" "$out"
@@ -294,18 +294,18 @@ os.setxattr(sys.argv[1], sys.argv[2], p + os.urandom(int(sys.argv[3]) - len(p)))
 		expect_eq "its size is 65536 bytes" 65536 \
 			"$(python3 -c 'import os, sys; print(len(os.getxattr(sys.argv[1], "security.selinux")))' "$MNT/big_sel")"
 		expect_rc "label of a file with a 64 KiB security.selinux: exit 0" 0 \
-			"$UEVM" label --hmac-key "$KEY" "$MNT/big_sel"
-		expect_rc "... verify: exit 0" 0 "$UEVM" verify --hmac-key "$KEY" "$MNT/big_sel"
+			"$UEVM" label --hmac-key "raw:$KEY" "$MNT/big_sel"
+		expect_rc "... verify: exit 0" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$MNT/big_sel"
 		FSUUID=$(blkid -s UUID -o value "$IMG")
 		expect_eq "... the HMAC covers the 64 KiB value (equals the openssl-built reference)" \
 			"02$(ref_evm_hmac "$KEY" "$MNT/big_sel" "$(ext4_generation "$MNT/big_sel")" "$FSUUID")" \
 			"$(xattr_hex security.evm "$MNT/big_sel")"
 		setx "$MNT/big_sel" security.selinux 65536 42
-		json=$("$UEVM" verify --json --hmac-key "$KEY" "$MNT/big_sel")
+		json=$("$UEVM" verify --json --hmac-key "raw:$KEY" "$MNT/big_sel")
 		expect_eq "... another 64 KiB value: fail invalid-HMAC, exit 1" "1 fail invalid-HMAC" \
 			"$? $(jq -r '.results[0] | "\(.status) \(.cause)"' <<<"$json")"
 
-		"$UEVM" label --hmac-key "$KEY" "$MNT/big_ima" "$MNT/big_evm" "$MNT/big_sig"
+		"$UEVM" label --hmac-key "raw:$KEY" "$MNT/big_ima" "$MNT/big_evm" "$MNT/big_sig"
 		setx "$MNT/big_ima" security.ima 65536 04	# a 64 KiB "digest"
 		setx "$MNT/big_sig" security.ima 65536 0302	# a 64 KiB "v2 signature"
 		setx "$MNT/big_evm" security.evm 65536 02	# a 64 KiB "HMAC"
@@ -315,7 +315,7 @@ os.setxattr(sys.argv[1], sys.argv[2], p + os.urandom(int(sys.argv[3]) - len(p)))
 			setfattr -n security.evm -v "0x02$(ref_evm_hmac "$KEY" "$MNT/$f" \
 				"$(ext4_generation "$MNT/$f")" "$FSUUID")" "$MNT/$f"
 		done
-		json=$("$UEVM" verify -v --json --hmac-key "$KEY" "$MNT/big_ima" "$MNT/big_sig" "$MNT/big_evm" 2>"$T/big.err")
+		json=$("$UEVM" verify -v --json --hmac-key "raw:$KEY" "$MNT/big_ima" "$MNT/big_sig" "$MNT/big_evm" 2>"$T/big.err")
 		rc=$?
 		expect_eq "64 KiB garbage security.ima / security.evm: verify exit 1 (failed, no crash)" 1 "$rc"
 		expect_eq "... no error and nothing on stderr" "0 " \
@@ -323,13 +323,13 @@ os.setxattr(sys.argv[1], sys.argv[2], p + os.urandom(int(sys.argv[3]) - len(p)))
 		expect_eq "... each fails with the kernel's cause" \
 			"$MNT/big_evm fail invalid-HMAC|$MNT/big_ima fail invalid-hash|$MNT/big_sig fail invalid-signature" \
 			"$(jq -r '.results[] | "\(.path) \(.status) \(.cause)"' <<<"$json" | sort | paste -sd'|')"
-		out=$("$UEVM" verify --hmac-key "$KEY" "$MNT/big_ima" "$MNT/big_sig" "$MNT/big_evm" 2>&1)
+		out=$("$UEVM" verify --hmac-key "raw:$KEY" "$MNT/big_ima" "$MNT/big_sig" "$MNT/big_evm" 2>&1)
 		expect_eq "... and the text output is 3 FAIL lines and the summary" 3 "$(grep -c '^FAIL ' <<<"$out")"
-		out=$("$UEVM" hmac --hmac-key "$KEY" "$MNT/big_sig" 2>&1)
+		out=$("$UEVM" hmac --hmac-key "raw:$KEY" "$MNT/big_sig" 2>&1)
 		expect_match "hmac of a file with a 64 KiB security.ima: an HMAC, no crash" "^02[0-9a-f]{40}  " "$out"
-		"$UEVM" label --hmac-key "$KEY" "$MNT/big_evm" "$MNT/big_ima"
+		"$UEVM" label --hmac-key "raw:$KEY" "$MNT/big_evm" "$MNT/big_ima"
 		expect_rc "label replaces a 64 KiB security.evm and a 64 KiB security.ima: verify exit 0" 0 \
-			"$UEVM" verify --hmac-key "$KEY" "$MNT/big_evm" "$MNT/big_ima"
+			"$UEVM" verify --hmac-key "raw:$KEY" "$MNT/big_evm" "$MNT/big_ima"
 		expect_eq "... security.ima is the content's hash again" \
 			"0404$(sha256sum "$MNT/big_ima" | cut -d' ' -f1)" "$(xattr_hex security.ima "$MNT/big_ima")"
 	else

@@ -63,11 +63,11 @@ raw_controls() {
 
 # ---- label and verify --------------------------------------------------------------
 
-"$UEVM" label -r -v --hmac-key "$KEY" "$R" >"$T/out" 2>"$T/err"
+"$UEVM" label -r -v --hmac-key "raw:$KEY" "$R" >"$T/out" 2>"$T/err"
 expect_eq "label -r of the hostile names: exit 0" 0 $?
 expect_match "... all $nobj objects labelled" "labelled $nobj objects, 0 errors" "$(cat "$T/err")"
 expect_eq "label: no raw control byte on stdout or stderr" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
-"$UEVM" verify -r -v --hmac-key "$KEY" "$R" >"$T/out" 2>"$T/err"
+"$UEVM" verify -r -v --hmac-key "raw:$KEY" "$R" >"$T/out" 2>"$T/err"
 expect_eq "verify -r -v: exit 0" 0 $?
 expect_eq "verify -r -v: no raw control byte on stdout or stderr" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
 expect_eq "verify -r -v: one OK line per object" "$nobj" "$(grep -c '^OK ' "$T/out")"
@@ -83,7 +83,7 @@ expect_match "... invalid UTF-8 as \\xff\\xfe" '^OK .*/bad\\xff\\xfeutf8: pass$'
 expect_match "... a backslash doubled" '^OK .*/back\\\\slash: pass$' "$(grep -F slash "$T/out")"
 expect_match "... and valid UTF-8 kept" '^OK .*/ok-été: pass$' "$(grep -F ok- "$T/out")"
 
-"$UEVM" verify -r -v --json --hmac-key "$KEY" "$R" >"$T/json" 2>"$T/err"
+"$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R" >"$T/json" 2>"$T/err"
 expect_eq "verify --json: exit 0" 0 $?
 check "verify --json: python3 -m json.tool accepts it" python3 -m json.tool "$T/json" /dev/null
 expect_eq "verify --json: no raw control byte" "" "$(raw_controls "$T/json")$(raw_controls "$T/err")"
@@ -115,13 +115,13 @@ echo tampered >>"$RED"
 chmod 000 "$R/$(printf 'del\177')"
 DROPDAC=(setpriv --bounding-set=-dac_override,-dac_read_search
 	--inh-caps=-dac_override,-dac_read_search)
-"${DROPDAC[@]}" "$UEVM" verify -r -v --hmac-key "$KEY" "$R" >"$T/out" 2>"$T/err"
+"${DROPDAC[@]}" "$UEVM" verify -r -v --hmac-key "raw:$KEY" "$R" >"$T/out" 2>"$T/err"
 expect_eq "verify with a tampered and an unreadable hostile name: exit 1" 1 $?
 expect_eq "... no raw control byte on stdout or stderr" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
 expect_match "... the tampered one: FAIL, escaped" '^FAIL .*/\\x1b\[31mred\\x1b\[0m: fail \(invalid-hash\)' "$(cat "$T/out")"
 expect_match "... the unreadable one: ERROR, escaped, with the cause" \
 	'^ERROR .*/del\\x7f: cannot verify: .*Permission denied' "$(cat "$T/out")"
-"${DROPDAC[@]}" "$UEVM" label -r --hmac-key "$KEY" "$R" >"$T/out" 2>"$T/err"
+"${DROPDAC[@]}" "$UEVM" label -r --hmac-key "raw:$KEY" "$R" >"$T/out" 2>"$T/err"
 expect_eq "label with an unreadable hostile name: exit 2" 2 $?
 expect_eq "... no raw control byte on stdout or stderr" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
 expect_match "... the error names it escaped, with the cause" \
@@ -129,7 +129,7 @@ expect_match "... the error names it escaped, with the cause" \
 expect_eq "... one line on stderr" 1 "$(wc -l <"$T/err")"
 chmod 644 "$R/$(printf 'del\177')"
 # A missing path given on the command line, and a message quoting it.
-"$UEVM" verify --hmac-key "$KEY" "$R/$(printf 'gone\033[5m\n')" >"$T/out" 2>"$T/err"
+"$UEVM" verify --hmac-key "raw:$KEY" "$R/$(printf 'gone\033[5m\n')" >"$T/out" 2>"$T/err"
 expect_eq "verify of a missing hostile path: no raw control byte" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
 "$UEVM" label --hmac-key "$(printf '%s/no\033[31mkey' "$T")" "$R" >"$T/out" 2>"$T/err"
 expect_eq "label with a hostile missing key path: exit 2, no raw control byte" "2 " \
@@ -143,7 +143,7 @@ M=$T/mnt
 mkdir -p "$S"
 BAD=$(printf 'evil\033[31m\nname\r')
 echo "to be tampered" >"$S/$BAD"
-"$UEVM" label -r --hmac-key "$KEY" "$S"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S"
 echo "tampered" >>"$S/$BAD"
 if ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog"; then
 	check "uevmfs: the tampered hostile name is refused" test "$(cat "$M/$BAD" 2>&1 >/dev/null | grep -c 'Permission denied')" = 1

@@ -40,16 +40,16 @@ python3 -c 'import os, sys
 d = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
 for i in range(100000):
     os.close(os.open("f%06d" % i, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=d))' "$Wd"
-run_rss timeout 600 "$UEVM" label -r -j 2 --hmac-key "$KEY" "$Wd"
+run_rss timeout 600 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$Wd"
 expect_eq "label -r of a 100 000-entry directory: exit 0" 0 $?
 # The walk queues a directory's entries (a name each): tens of MB at most,
 # against ~15 MB measured for the default build.
 check "... peak RSS $rss KiB < 256 MiB" test "${rss:-999999999}" -lt 262144
-out=$(timeout 600 "$UEVM" verify -r -j 2 --hmac-key "$KEY" "$Wd")
+out=$(timeout 600 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$Wd")
 expect_eq "verify -r of it: exit 0" 0 $?
 expect_match "... 100 001 objects, 100 000 files pass" "^Summary: 100001 objects, 0 failed, 0 errors" "$out"
 expect_match "... (pass count)" "^  pass +100000$" "$out"
-run_rss timeout 600 "$UEVM" verify -r -j 2 --json --hmac-key "$KEY" "$Wd"
+run_rss timeout 600 "$UEVM" verify -r -j 2 --json --hmac-key "raw:$KEY" "$Wd"
 check "... verify --json of it: exit 0, peak RSS $rss KiB < 256 MiB" test $? = 0 -a "${rss:-999999999}" -lt 262144
 rm -rf "$Wd"
 
@@ -84,14 +84,14 @@ mkdeep "$TM/comb" 4096 3
 for t in chain comb; do
 	# objects: the root, then per level one file and 1 or 4 directories
 	n=$((1 + 4096 * ($([ $t = chain ] && echo 2 || echo 5))))
-	out=$(timeout 600 "$UEVM" label -r -j 2 -v --hmac-key "$KEY" "$TM/$t" 2>&1)
+	out=$(timeout 600 "$UEVM" label -r -j 2 -v --hmac-key "raw:$KEY" "$TM/$t" 2>&1)
 	expect_eq "$t 4096 deep: label -r exit 0" 0 $?
 	expect_match "$t 4096 deep: ... labels all $n objects" "labelled $n objects, 0 errors" "$out"
-	out=$(timeout 600 "$UEVM" verify -r -j 2 --hmac-key "$KEY" "$TM/$t" 2>&1)
+	out=$(timeout 600 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$TM/$t" 2>&1)
 	expect_eq "$t 4096 deep: verify -r exit 0" 0 $?
 	expect_match "$t 4096 deep: ... 4096 files pass" "^  pass +4096$" "$out"
 	for lim in 256 40; do
-		out=$(ulimit -n $lim; timeout 600 "$UEVM" verify -r -j 2 --hmac-key "$KEY" "$TM/$t" 2>&1)
+		out=$(ulimit -n $lim; timeout 600 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$TM/$t" 2>&1)
 		rc=$?
 		expect_eq "$t 4096 deep, ulimit -n $lim: verify -r exit 0, no EMFILE" "0 " \
 			"$rc $(grep -m 3 -i 'too many open files' <<<"$out" | cut -c 1-200)"
@@ -100,16 +100,16 @@ for t in chain comb; do
 	done
 	# ulimit -n 40 while labelling: every file labelled again (cleared first).
 	"$UEVM" clear -r "$TM/$t" >/dev/null 2>&1
-	out=$(ulimit -n 40; timeout 600 "$UEVM" label -r -j 2 -v --hmac-key "$KEY" "$TM/$t" 2>&1)
+	out=$(ulimit -n 40; timeout 600 "$UEVM" label -r -j 2 -v --hmac-key "raw:$KEY" "$TM/$t" 2>&1)
 	expect_eq "$t 4096 deep, ulimit -n 40: label -r exit 0" 0 $?
 	expect_match "$t 4096 deep, ulimit -n 40: ... labels all $n objects" "labelled $n objects, 0 errors" "$out"
-	expect_rc "$t 4096 deep: ... and verify -r passes" 0 "$UEVM" verify -r --hmac-key "$KEY" "$TM/$t"
+	expect_rc "$t 4096 deep: ... and verify -r passes" 0 "$UEVM" verify -r --hmac-key "raw:$KEY" "$TM/$t"
 done
 # The highest fd the walk uses, default limit (20000 here): the comb holds
 # ~4 * 4096 queued entries in ~4096 directories, the budget is 1024.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	timeout 600 strace -f -qq -e trace=openat,dup,fcntl -o "$T/strace" \
-	"$UEVM" verify -r -j 2 --hmac-key "$KEY" "$TM/comb" >/dev/null 2>&1
+	"$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$TM/comb" >/dev/null 2>&1
 expect_eq "comb under strace: exit 0" 0 $?
 maxfd=$(grep -oE '= [0-9]+$' "$T/strace" | awk '{print $2}' | sort -n | tail -n 1)
 check "comb: the highest fd is $maxfd, within the 1024-directory budget (< 1100)" \

@@ -30,9 +30,9 @@ for i in 1 2 3 4 5; do printf 'file %s\n' "$i" >"$T/f$i"; done
 
 # ---- software PCRs, a key: uevm measurements add --------------------------------
 L=$T/sw.bin
-add() { "$UEVM" measurements add -v --hmac-key "$KEY" "$@"; }
+add() { "$UEVM" measurements add -v --hmac-key "raw:$KEY" "$@"; }
 check "a new software-PCR list with a key" add --list "$L" "$T/f1" "$T/f2"
-"$UEVM" measurements add --hmac-key "$KEY" --list "$L" --pcr 11 "$T/f3"
+"$UEVM" measurements add --hmac-key "raw:$KEY" --list "$L" --pcr 11 "$T/f3"
 add --list "$L" "$T/f4" >/dev/null
 check "  its MAC record is kept beside it" test -s "$L.mac"
 expect_eq "  5 entries: boot_aggregate, f1, f2, f3 (PCR 11), f4" 5 "$($EDIT "$L" count)"
@@ -84,7 +84,7 @@ restore
 attack eval 'printf "\x01" | dd of="$L.mac" bs=1 seek=40 conv=notrunc status=none'
 expect_eq "the MAC record damaged: refused" 2 "$rc"
 restore
-out=$("$UEVM" measurements add --hmac-key "$T/otherkey" --list "$L" 2>&1)
+out=$("$UEVM" measurements add --hmac-key "raw:$T/otherkey" --list "$L" 2>&1)
 expect_eq "another key: refused" 2 "$?"
 expect_match "  says the key may not be the one" "does not match its MAC record.*key" "$out"
 out=$("$UEVM" measurements add --list "$L" 2>&1)
@@ -138,7 +138,7 @@ mkdir -p "$S"
 echo "one" >"$S/a"
 echo "two" >"$S/b"
 echo "three" >"$S/c"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 UL=$T/uevmfs.ml
 ufs_mount "$S" "$M" "key=$KEY,ml=$UL,policy=tcb,nosyslog,noauditd" || exit 1
 cat "$M/a" "$M/b" "$M/c" >/dev/null
@@ -177,7 +177,7 @@ make_image || { fail "loop-mounted ext4 image"; exit 1; }
 write_policy
 mkdir -p "$MNT/d"
 for i in 1 2 3; do echo "uevmd file $i" >"$MNT/d/g$i"; done
-"$UEVM" label -r --hmac-key "$KEY" "$MNT/d" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$MNT/d" >/dev/null
 DL=$T/uevmd.ml
 KEYSPEC=$KEY write_conf "measurement_list = $DL"
 start_uevmd || { fail "uevmd starts with a software-PCR list"; exit 1; }

@@ -66,7 +66,7 @@ for a in $both; do
 	for f in $FILES; do
 		p=$D/$f
 		n=$((n + 1))
-		"$UEVM" label -a "$a" --uuid none --hmac-key "$KEY" "$p" ||
+		"$UEVM" label -a "$a" --uuid none --hmac-key "raw:$KEY" "$p" ||
 			fail "label -a $a $f" "exit $?"
 		u=$(xattr_hex security.ima "$p")
 		setfattr -x security.ima "$p"
@@ -85,7 +85,7 @@ for a in $both; do
 	expect_eq "uevm ima-hash -a $a prints the labelled value" "$n" "$ok_print"
 done
 # Default algorithm: sha256 (04 04 header).
-"$UEVM" label --uuid none --hmac-key "$KEY" "$D/size1"
+"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$D/size1"
 expect_eq "default algorithm is sha256" \
 	"0404$(openssl dgst -sha256 -r "$D/size1" | cut -d' ' -f1)" \
 	"$(xattr_hex security.ima "$D/size1")"
@@ -97,7 +97,7 @@ expect_eq "default algorithm is sha256" \
 cmp_evmctl() {
 	local name=$1 p=$2 u e
 	shift 2
-	"$UEVM" label --uuid none --hmac-key "$KEY" "$p"
+	"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$p"
 	u=$(xattr_hex security.evm "$p")
 	evmctl -a sha1 "$@" hmac "$p" >/dev/null 2>&1
 	e=$(xattr_hex security.evm "$p")
@@ -133,7 +133,7 @@ setfattr -n security.SMACK64EXEC -v 'exec_label' "$D/smack"
 setfattr -n security.SMACK64MMAP -v 'mmap_label' "$D/smack"
 cmp_evmctl "with SMACK64, SMACK64EXEC, SMACK64MMAP: equals evmctl 1.4 --smack" \
 	"$D/smack" --smack
-"$UEVM" label --uuid none --hmac-key "$KEY" "$D/smack"
+"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$D/smack"
 u=$(xattr_hex security.evm "$D/smack")
 evmctl -a sha1 hmac "$D/smack" >/dev/null 2>&1
 e=$(xattr_hex security.evm "$D/smack")
@@ -157,12 +157,12 @@ done
 for f in size0 big selinux caps all smack owner; do
 	p=$D/$f
 	gen=$(ext4_generation "$p")
-	"$UEVM" label --uuid none --hmac-key "$KEY" "$p"
+	"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$p"
 	expect_eq "$f: security.evm equals the openssl-built HMAC (no UUID)" \
 		"02$(ref_evm_hmac "$KEY" "$p" "$gen")" "$(xattr_hex security.evm "$p")"
 	expect_eq "$f: uevm hmac --uuid $UUID_GIVEN equals the openssl-built HMAC" \
 		"02$(ref_evm_hmac "$KEY" "$p" "$gen" "$UUID_GIVEN")" \
-		"$("$UEVM" hmac --uuid "$UUID_GIVEN" --hmac-key "$KEY" "$p" | cut -d' ' -f1)"
+		"$("$UEVM" hmac --uuid "$UUID_GIVEN" --hmac-key "raw:$KEY" "$p" | cut -d' ' -f1)"
 done
 check "ext4 generations are not all zero (else the check above is weak)" \
 	test "$(ext4_generation "$D/big")" != 0
@@ -175,7 +175,7 @@ check "ext4 generations are not all zero (else the check above is weak)" \
 mkdir "$D/dir"
 setfattr -n security.selinux -v 'system_u:object_r:var_t:s0' "$D/dir"
 dgen=$(ext4_generation "$D/dir")
-"$UEVM" label --uuid none --hmac-key "$KEY" "$D/dir"
+"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$D/dir"
 u=$(xattr_hex security.evm "$D/dir")
 expect_eq "ext4 directory: security.evm equals the reference with its generation $dgen" \
 	"02$(ref_evm_hmac "$KEY" "$D/dir" "$dgen")" "$u"
@@ -195,7 +195,7 @@ if mount -t tmpfs -o size=1m uevm-test "$TM"; then
 	cmp_evmctl "tmpfs directory (no generation ioctl): equals evmctl 1.4" "$TM/dir"
 	# An empty directory without protected xattrs carries no security.evm.
 	mkdir "$TM/bare"
-	"$UEVM" label --uuid none --hmac-key "$KEY" "$TM/bare"
+	"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$TM/bare"
 	expect_eq "directory without protected xattrs: no security.evm" "" \
 		"$(xattr_hex security.evm "$TM/bare")"
 else
@@ -204,11 +204,11 @@ fi
 
 # ---- uevm hmac / uevm ima-hash change nothing -----------------------------
 
-"$UEVM" label -r --uuid none --hmac-key "$KEY" "$D"
+"$UEVM" label -r --uuid none --hmac-key "raw:$KEY" "$D"
 paths=("$D/size0" "$D/big" "$D/selinux" "$D/all" "$D/dir")
 before=$(meta_snapshot "${paths[@]}")
 sleep 0.01
-hm=$("$UEVM" hmac --uuid none --hmac-key "$KEY" "${paths[@]}")
+hm=$("$UEVM" hmac --uuid none --hmac-key "raw:$KEY" "${paths[@]}")
 hm_rc=$?
 ih=$("$UEVM" ima-hash "${paths[@]:0:4}")
 ih_rc=$?

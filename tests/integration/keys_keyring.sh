@@ -35,7 +35,7 @@ expect_eq "the key is gone from /proc/keys (invalidated and collected)" "" \
 : >all-keys
 for k in $(keyctl rlist @s); do keyctl pipe "$k" >>all-keys 2>/dev/null; done
 no_key_in "no key on the keyring holds the key bytes any more" k.plain all-keys
-expect_rc "the labels were made with the right key" 0 "$UEVM" verify -r --hmac-key k.plain tree
+expect_rc "the labels were made with the right key" 0 "$UEVM" verify -r --hmac-key raw:k.plain tree
 st=$("$UEVM" key status 2>&1)
 expect_match "status: absent after the consumer took it" "no user key 'evm-key'" "$st"
 expect_match "status: who took it" "taken=.* by-pid=[0-9]+" "$st"

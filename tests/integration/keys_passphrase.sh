@@ -26,7 +26,7 @@ expect_eq "passphrase file (passphrase:FILE,passphrase-fd=N) gives the same key"
 
 # label with the plain key, verify with the passphrase file.
 mkdir tree && echo data >tree/a && echo more >tree/b
-"$UEVM" label -r --hmac-key k.plain tree >/dev/null 2>&1
+"$UEVM" label -r --hmac-key raw:k.plain tree >/dev/null 2>&1
 expect_rc "verify with the passphrase-protected key" 0 \
 	"$UEVM" verify -r --hmac-key passphrase:k.pp,passphrase-fd=3 tree 3<<<"correct horse"
 

@@ -57,7 +57,7 @@ mkdir "$T/strace"
 # (LeakSanitizer cannot run under ptrace: off for this run of an ASan build.)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	timeout 30 strace -y -ff -qq -e trace=open,openat,openat2 -o "$T/strace/t" \
-	"$UEVM" label -r -j 2 --hmac-key "$KEY" "$R"
+	"$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$R"
 rc=$?
 strace_log=$(cat "$T"/strace/t.*)
 expect_eq "label -r of a tree with a FIFO finishes (no blocking open) and exits 0" 0 "$rc"
@@ -81,15 +81,15 @@ expect_eq "symlink targets outside the tree untouched" "$outside_before" \
 
 # A FIFO given directly: label, verify, hmac must not block either.
 expect_rc "label of a FIFO given by name does not block" 0 \
-	timeout 10 "$UEVM" label --hmac-key "$KEY" "$R/fifo"
+	timeout 10 "$UEVM" label --hmac-key "raw:$KEY" "$R/fifo"
 expect_rc "hmac of a FIFO does not block" 0 \
-	timeout 10 "$UEVM" hmac --hmac-key "$KEY" "$R/fifo"
+	timeout 10 "$UEVM" hmac --hmac-key "raw:$KEY" "$R/fifo"
 # A symlink given by name is itself labelled, not its target.
-expect_rc "label of a symlink given by name" 0 "$UEVM" label --hmac-key "$KEY" "$R/link"
+expect_rc "label of a symlink given by name" 0 "$UEVM" label --hmac-key "raw:$KEY" "$R/link"
 expect_eq "... leaves the target alone" "$outside_before" \
 	"$(meta_snapshot "$T/outside/target" "$T/outside/dir" "$T/outside/dir/f")"
 
-json=$(timeout 30 "$UEVM" verify -r -v --json --hmac-key "$KEY" "$R")
+json=$(timeout 30 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 expect_eq "verify -r of all object types exits 0" 0 $?
 for o in fifo chr blk sock link; do
 	t=$(case $o in fifo) echo fifo ;; chr) echo char-device ;; blk) echo block-device ;;
@@ -107,7 +107,7 @@ chmod 600 "$R/fifo"
 chown -h 1000 "$R/link"
 chown 1000 "$R/chr"
 setfattr -h -n security.selinux -v 'system_u:object_r:other_t:s0' "$R/sock"
-json=$(timeout 30 "$UEVM" verify -r --json --hmac-key "$KEY" "$R")
+json=$(timeout 30 "$UEVM" verify -r --json --hmac-key "raw:$KEY" "$R")
 expect_eq "tampered special objects: exit 1" 1 $?
 expect_eq "tampered special objects: each fails with invalid-HMAC" \
 	"$R/chr fail invalid-HMAC|$R/fifo fail invalid-HMAC|$R/link fail invalid-HMAC|$R/sock fail invalid-HMAC" \
@@ -129,11 +129,11 @@ for i in $(seq 1 8); do
 	echo x >"$J/d$i/e/g"
 	setfattr -n security.capability -v 0x0100000200200000000000000000000000000000 "$J/d$i/f1"
 done
-"$UEVM" label -r -j 1 --hmac-key "$KEY" "$J"
+"$UEVM" label -r -j 1 --hmac-key "raw:$KEY" "$J"
 dump1=$(cd "$J" && getfattr -R -h -d -m - -e hex . | sort)
 "$UEVM" clear -r "$J" >/dev/null
 check "clear -r removed the labels" test -z "$(cd "$J" && getfattr -R -h -d -m 'security.(ima|evm)' . 2>/dev/null)"
-"$UEVM" label -r -j 4 --hmac-key "$KEY" "$J"
+"$UEVM" label -r -j 4 --hmac-key "raw:$KEY" "$J"
 dump4=$(cd "$J" && getfattr -R -h -d -m - -e hex . | sort)
 expect_eq "-j 1 and -j 4 write identical labels" "$dump1" "$dump4"
 check "the -j comparison covers every file" \
@@ -145,7 +145,7 @@ KNAME="uevm-test-$$"
 if kid=$(keyctl padd user "$KNAME" @u <"$KEY"); then
 	on_exit "keyctl unlink $kid @u >/dev/null 2>&1"
 	expect_eq "keyring key: hmac equals the file key's" \
-		"$("$UEVM" hmac --hmac-key "$KEY" "$R/file" "$R/fifo" "$J/d3/f1")" \
+		"$("$UEVM" hmac --hmac-key "raw:$KEY" "$R/file" "$R/fifo" "$J/d3/f1")" \
 		"$("$UEVM" hmac --hmac-key "keyring:$KNAME" "$R/file" "$R/fifo" "$J/d3/f1")"
 	expect_rc "keyring key: verifies a tree labelled with the file key" 0 \
 		"$UEVM" verify -r --hmac-key "keyring:$KNAME" "$J"
@@ -185,10 +185,10 @@ if mount -o loop "$IMG" "$MNT"; then
 	fi
 
 	# auto == blkid's UUID, != none, != another UUID
-	auto=$("$UEVM" hmac --hmac-key "$KEY" "$MNT/samefs" | cut -d' ' -f1)
-	given=$("$UEVM" hmac --uuid "$FSUUID" --hmac-key "$KEY" "$MNT/samefs" | cut -d' ' -f1)
-	none=$("$UEVM" hmac --uuid none --hmac-key "$KEY" "$MNT/samefs" | cut -d' ' -f1)
-	other=$("$UEVM" hmac --uuid 28b23254-9467-44c0-b6ba-34b12e85a26f --hmac-key "$KEY" "$MNT/samefs" | cut -d' ' -f1)
+	auto=$("$UEVM" hmac --hmac-key "raw:$KEY" "$MNT/samefs" | cut -d' ' -f1)
+	given=$("$UEVM" hmac --uuid "$FSUUID" --hmac-key "raw:$KEY" "$MNT/samefs" | cut -d' ' -f1)
+	none=$("$UEVM" hmac --uuid none --hmac-key "raw:$KEY" "$MNT/samefs" | cut -d' ' -f1)
+	other=$("$UEVM" hmac --uuid 28b23254-9467-44c0-b6ba-34b12e85a26f --hmac-key "raw:$KEY" "$MNT/samefs" | cut -d' ' -f1)
 	expect_eq "loop ext4: auto UUID HMAC equals --uuid <blkid UUID $FSUUID>" "$given" "$auto"
 	check "loop ext4: auto, none and another UUID give three different HMACs" \
 		test -n "$auto" -a "$auto" != "$none" -a "$auto" != "$other" -a "$none" != "$other"
@@ -196,18 +196,18 @@ if mount -o loop "$IMG" "$MNT"; then
 		"02$(ref_evm_hmac "$KEY" "$MNT/samefs" "$(ext4_generation "$MNT/samefs")" "$FSUUID")" "$auto"
 	# labelled with one setting, verified with each
 	for lab in auto none "$FSUUID" 28b23254-9467-44c0-b6ba-34b12e85a26f; do
-		"$UEVM" label --uuid "$lab" --hmac-key "$KEY" "$MNT/samefs"
+		"$UEVM" label --uuid "$lab" --hmac-key "raw:$KEY" "$MNT/samefs"
 		for ver in auto none 28b23254-9467-44c0-b6ba-34b12e85a26f; do
 			want=1
 			[ "$lab" = "$ver" ] && want=0
 			[ "$lab" = "$FSUUID" ] && [ "$ver" = auto ] && want=0
 			expect_rc "labelled --uuid $lab, verified --uuid $ver: exit $want" $want \
-				"$UEVM" verify --uuid "$ver" --hmac-key "$KEY" "$MNT/samefs"
+				"$UEVM" verify --uuid "$ver" --hmac-key "raw:$KEY" "$MNT/samefs"
 		done
 	done
 
 	# Every object type against the reference, with debugfs's generation.
-	"$UEVM" label -r -x --uuid none --hmac-key "$KEY" "$MNT" ||
+	"$UEVM" label -r -x --uuid none --hmac-key "raw:$KEY" "$MNT" ||
 		fail "label -r -x of the ext4 image" "exit $?"
 	sync -f "$MNT/file"
 	for o in file fifo chr blk sock link; do
@@ -227,21 +227,21 @@ if mount -o loop "$IMG" "$MNT"; then
 	# -x: the tmpfs inside was not labelled, and verify -x does not visit it
 	expect_eq "-x: files on the inner tmpfs were not labelled" "" \
 		"$(getfattr -R -d -m 'security.(ima|evm)' "$MNT/inner" 2>/dev/null)"
-	json=$("$UEVM" verify -r -x -v --json --uuid none --hmac-key "$KEY" "$MNT")
+	json=$("$UEVM" verify -r -x -v --json --uuid none --hmac-key "raw:$KEY" "$MNT")
 	expect_eq "-x: verify of the ext4 tree exits 0" 0 $?
 	expect_eq "-x: verify does not visit the inner tmpfs" "" \
 		"$(jq -r '.results[].path' <<<"$json" | grep "^$MNT/inner/")"
 	check "-x: verify visited the ext4 files" \
 		test "$(jq -r '.results[].path' <<<"$json" | grep -c "^$MNT/")" -ge 8
 	# Without -x the walk crosses into the tmpfs (and its files are unlabelled).
-	json=$("$UEVM" verify -r --json --uuid none --hmac-key "$KEY" "$MNT")
+	json=$("$UEVM" verify -r --json --uuid none --hmac-key "raw:$KEY" "$MNT")
 	expect_eq "without -x: verify crosses into the tmpfs and fails its unlabelled files" \
 		"$MNT/inner/d/u missing-hash|$MNT/inner/t missing-hash" \
 		"$(jq -r '.results[] | select(.path | startswith($m)) | "\(.path) \(.cause)"' \
 			--arg m "$MNT/inner/" <<<"$json" | sort | paste -sd'|')"
-	"$UEVM" label -r --hmac-key "$KEY" "$MNT/inner"
+	"$UEVM" label -r --hmac-key "raw:$KEY" "$MNT/inner"
 	expect_rc "without -x: label -r, then verify -r of the tmpfs passes (auto tmpfs UUID)" 0 \
-		"$UEVM" verify -r --hmac-key "$KEY" "$MNT/inner"
+		"$UEVM" verify -r --hmac-key "raw:$KEY" "$MNT/inner"
 else
 	fail "mount a loop ext4 image"
 fi

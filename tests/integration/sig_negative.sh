@@ -29,7 +29,7 @@ verdict() {
 	fi
 	echo "$st${cause:+ $cause}"
 }
-V=(--uuid none --hmac-key "$T/hmac.key" --cert "$K/rsa2048.pem")
+V=(--uuid none --hmac-key "raw:$T/hmac.key" --cert "$K/rsa2048.pem")
 
 # set_hex PATH NAME HEX
 set_hex() { setfattr -h -n "$2" -v "0x$3" "$1"; }
@@ -108,7 +108,7 @@ chmod 600 "$D/evm_mode"
 expect_eq "EVM: mode changed -> fail invalid-HMAC" "fail invalid-HMAC" \
 	"$(verdict "$D/evm_mode" "${V[@]}")"
 expect_eq "EVM: HMAC key but no certificate -> fail invalid-HMAC" "fail invalid-HMAC" \
-	"$(verdict "$D/ref" --uuid none --hmac-key "$T/hmac.key")"
+	"$(verdict "$D/ref" --uuid none --hmac-key "raw:$T/hmac.key")"
 expect_rc "EVM: a failing signature makes uevm verify exit 1" 1 \
 	"$UEVM" verify --uuid none --cert "$K/p384.pem" "$D/ref"
 
@@ -151,7 +151,7 @@ expect_eq "portable: owner changed -> fail_immutable" "fail_immutable invalid-fa
 
 # ---- appraise_type=imasig (--imasig) ----------------------------------------
 head -c 100 /dev/urandom >"$D/hashed"
-"$UEVM" label --uuid none --hmac-key "$T/hmac.key" "$D/hashed"
+"$UEVM" label --uuid none --hmac-key "raw:$T/hmac.key" "$D/hashed"
 expect_eq "hash + HMAC passes without --imasig" pass "$(verdict "$D/hashed" "${V[@]}")"
 expect_eq "--imasig: hash + HMAC -> fail IMA-signature-required" "fail IMA-signature-required" \
 	"$(verdict "$D/hashed" --imasig "${V[@]}")"
@@ -172,13 +172,13 @@ before=$(xattr_hex security.evm "$D/fix")
 expect_eq "without --fix-evm-sig verify changes nothing" "$before" "$(xattr_hex security.evm "$D/fix")"
 expect_rc "--fix-evm-sig: verify passes" 0 "$UEVM" verify --fix-evm-sig "${V[@]}" "$D/fix"
 expect_eq "--fix-evm-sig: security.evm is now the HMAC uevm hmac computes" \
-	"$("$UEVM" hmac --uuid none --hmac-key "$T/hmac.key" "$D/fix" | cut -d' ' -f1)" \
+	"$("$UEVM" hmac --uuid none --hmac-key "raw:$T/hmac.key" "$D/fix" | cut -d' ' -f1)" \
 	"$(xattr_hex security.evm "$D/fix")"
 expect_eq "... which is the kernel's HMAC (openssl reference)" \
 	"02$(ref_evm_hmac "$T/hmac.key" "$D/fix" "$(ext4_generation "$D/fix")")" \
 	"$(xattr_hex security.evm "$D/fix")"
 expect_match "... and EVM verifies with the HMAC key alone" '"evm_status": "pass"' \
-	"$("$UEVM" verify --json --uuid none --hmac-key "$T/hmac.key" "$D/fix" 2>&1)"
+	"$("$UEVM" verify --json --uuid none --hmac-key "raw:$T/hmac.key" "$D/fix" 2>&1)"
 cp --preserve=all "$D/portable" "$D/fix_portable"
 set_hex "$D/fix_portable" security.evm "$P"
 "$UEVM" verify --fix-evm-sig "${V[@]}" "$D/fix_portable" >/dev/null 2>&1

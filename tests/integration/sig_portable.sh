@@ -18,13 +18,13 @@ for n in portable hmac sig03; do
 	chmod 640 "$D/$n"
 done
 "$UEVM" sign --imasig --portable -k "$K/p256.key" "$D/portable"
-"$UEVM" label --hmac-key "$T/hmac.key" "$D/hmac"
+"$UEVM" label --hmac-key "raw:$T/hmac.key" "$D/hmac"
 "$UEVM" sign --imasig --evm -k "$K/p256.key" "$D/sig03"
 
 # status PATH: the status word of `uevm verify -v` with the HMAC key and
 # the certificate.
 status() {
-	"$UEVM" verify -v --hmac-key "$T/hmac.key" --cert "$K/p256.pem" "$1" 2>&1 |
+	"$UEVM" verify -v --hmac-key "raw:$T/hmac.key" --cert "$K/p256.pem" "$1" 2>&1 |
 		sed -n 's/^\(OK\|FAIL\) .*: \([a-z_]*\)\( (.*\)\?$/\2/p' | head -n1
 }
 expect_eq "before the copy: portable signature" pass_immutable "$(status "$D/portable")"
@@ -55,7 +55,7 @@ check_copies() {
 	fi
 	expect_eq "$fs: HMAC does not survive the copy" fail "$(status "$dir/hmac")"
 	expect_match "$fs: ... cause invalid-HMAC" "invalid-HMAC" \
-		"$("$UEVM" verify --hmac-key "$T/hmac.key" "$dir/hmac" 2>&1)"
+		"$("$UEVM" verify --hmac-key "raw:$T/hmac.key" "$dir/hmac" 2>&1)"
 	expect_eq "$fs: a 0x03 signature does not survive the copy" fail "$(status "$dir/sig03")"
 }
 

@@ -47,17 +47,17 @@ echo bare >"$R/bare/file"
 
 # ---- labelling and a clean verify ---------------------------------------
 
-"$UEVM" label -r --hmac-key "$KEY" "$R"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$R"
 expect_eq "label -r exits 0" 0 $?
 expect_eq "a directory without protected xattrs gets no security.evm" "" \
 	"$(xattr_hex security.evm "$R/bare")"
 check "a directory with security.selinux gets security.evm" \
 	test -n "$(xattr_hex security.evm "$R/dir_mode")"
 
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$R")
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$R")
 expect_eq "verify of the clean tree exits 0" 0 $?
 expect_match "clean tree: summary says 0 failed, 0 errors" "0 failed, 0 errors" "$out"
-json=$("$UEVM" verify -r -v --json --hmac-key "$KEY" "$R")
+json=$("$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 expect_eq "clean tree: every object ok" 0 \
 	"$(jq '[.results[] | select(.ok | not)] | length' <<<"$json")"
 nobj=$(find "$R" | wc -l)
@@ -113,7 +113,7 @@ touch -d '2001-02-03 04:05:06' "$R/ok/touched"
 
 # ---- verify: exact status and cause per case -----------------------------
 
-json=$("$UEVM" verify -r -v --json --hmac-key "$KEY" "$R")
+json=$("$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 rc=$?
 expect_eq "verify of the tampered tree exits 1" 1 "$rc"
 if jq -e . <<<"$json" >/dev/null; then pass "verify --json output is valid JSON"
@@ -176,7 +176,7 @@ expect_eq "summary: fail + no_label counts" "${#tampered[@]}" \
 expect_eq "summary: no errors" 0 "$(jq '.summary.errors' <<<"$json")"
 
 # Text output: one FAIL line per failing file, naming it, nothing else.
-text=$("$UEVM" verify -r --hmac-key "$KEY" "$R")
+text=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$R")
 expect_eq "text verify exits 1" 1 $?
 expect_eq "text output names exactly the failing files" \
 	"$(printf '%s\n' "${tampered[@]}" | sort)" \
@@ -188,12 +188,12 @@ expect_match "text summary counts the failures" \
 
 # Untouched subtrees still verify cleanly (exit 0); one tampered file: 1.
 expect_rc "verify of an untouched subtree exits 0" 0 \
-	"$UEVM" verify -r --hmac-key "$KEY" "$R/ok"
+	"$UEVM" verify -r --hmac-key "raw:$KEY" "$R/ok"
 expect_rc "verify of one tampered file exits 1" 1 \
-	"$UEVM" verify --hmac-key "$KEY" "$F/c_trunc"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$F/c_trunc"
 # A different key fails everything that carries security.evm.
 make_key "$T/otherkey"
-json=$("$UEVM" verify -r --json --hmac-key "$T/otherkey" "$R/ok")
+json=$("$UEVM" verify -r --json --hmac-key "raw:$T/otherkey" "$R/ok")
 expect_eq "another key: every labelled file of the clean subtree fails with invalid-HMAC" \
 	"$(find "$R/ok" -type f | wc -l)" \
 	"$(jq '[.results[] | select(.type == "file" and .cause == "invalid-HMAC")] | length' <<<"$json")"

@@ -28,7 +28,7 @@ write_conf "measurement_list = $T/ml"
 U=$MNT/user
 mkdir -p "$U"
 chown 65534:65534 "$U"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null
 start_uevmd || { fail "uevmd starts"; exit 1; }
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -115,7 +115,7 @@ expect_eq "a writer open before the reads, written after: opens" ok "$(open_resu
 check "  its new content was measured" measured "$(sha "$MNT/early")" "$MNT/early"
 
 stop_uevmd
-json=$("$UEVM" verify -v --json --hmac-key "$T/key" "$U/script" "$MNT/rootfile" "$MNT/appended" \
+json=$("$UEVM" verify -v --json --hmac-key "raw:$T/key" "$U/script" "$MNT/rootfile" "$MNT/appended" \
 	"$MNT/grown" "$MNT/early")
 expect_eq "offline: every file changed legitimately verifies PASS" "pass pass pass pass pass" \
 	"$(jq -r '[.results[].status] | join(" ")' <<<"$json")"

@@ -26,7 +26,7 @@ CONF=$E/uevmd.conf
 write_conf "cert = $E/cert.der"
 echo "data" >"$MNT/data/good"
 printf 'tampered' >"$MNT/data/bad"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null
 echo "offline change" >>"$MNT/data/bad"
 
 # start_fails WHY: uevmd must refuse to start; its output must match WHY.
@@ -54,7 +54,7 @@ cp -a "$T/policy.good" "$E/policy"
 setfattr -x security.ima "$E/policy"
 setfattr -x security.evm "$E/policy"
 start_fails "policy's labels removed offline" "policy $E/policy: op=appraise_data cause=missing-(hash|HMAC)"
-"$UEVM" label --hmac-key "$T/key" "$E/policy" >/dev/null
+"$UEVM" label --hmac-key "raw:$T/key" "$E/policy" >/dev/null
 
 cp -a "$CONF" "$T/conf.good"
 echo "mode = log" >>"$CONF"
@@ -65,7 +65,7 @@ SIG_KEYS="p256" make_sig_keys "$T/sig2"
 cat "$T/sig2/p256.der" >"$E/cert.der"
 start_fails "certificate replaced offline" "certificate $E/cert.der: op=appraise_data cause=invalid-hash"
 cp "$T/sig/rsa2048.der" "$E/cert.der"
-"$UEVM" label --hmac-key "$T/key" "$E/cert.der" >/dev/null
+"$UEVM" label --hmac-key "raw:$T/key" "$E/cert.der" >/dev/null
 
 # ---- everything restored: it starts again ---------------------------------------------------
 check "uevmd starts again once its inputs are good" start_uevmd

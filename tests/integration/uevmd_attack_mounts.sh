@@ -26,7 +26,7 @@ cp "$(type -P true)" "$MNT/bin/good"
 # with its own audit record.
 WAYS="direct bind ns userns userbind"
 for w in $WAYS; do cp "$(type -P true)" "$MNT/bin/t-$w"; done
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null
 # offline: the tail of each binary (section headers, not loaded) changes
 for w in $WAYS; do
 	printf 'X' | dd of="$MNT/bin/t-$w" bs=1 seek=$(($(stat -c %s "$MNT/bin/t-$w") - 50)) \

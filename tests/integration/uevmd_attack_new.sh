@@ -30,7 +30,7 @@ mkdir -p "$MNT/sys" "$MNT/drop" "$MNT/linked" "$MNT/made"
 chown 65534:65534 "$MNT/drop" "$MNT/made"
 chmod 755 "$MNT/sys" "$MNT/linked"
 echo "labelled" >"$MNT/sys/good"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null || fail "the image is labelled"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null || fail "the image is labelled"
 
 # ---- offline: the attacker plants binaries born "in the future" -----------------------------
 for n in sys/ocreat drop/renamed linked/src; do
@@ -110,6 +110,6 @@ expect_eq "an empty file made with O_RDONLY|O_CREAT opens" ok \
 	"$("${NOBODY[@]}" cat "$MNT/made/empty" >/dev/null 2>&1 && echo ok)"
 expect_eq "the untouched labelled file opens" ok "$(open_result "$MNT/sys/good")"
 stop_uevmd
-json=$("$UEVM" verify -v --json --hmac-key "$T/key" "$MNT/made/id" "$MNT/made/text")
+json=$("$UEVM" verify -v --json --hmac-key "raw:$T/key" "$MNT/made/id" "$MNT/made/text")
 expect_eq "offline: the files written while uevmd ran verify PASS" "pass pass" \
 	"$(jq -r '[.results[].status] | join(" ")' <<<"$json")"

@@ -24,7 +24,7 @@ mkdir -p "$U" "$MNT/victim"
 chown 65534:65534 "$U"
 chmod 777 "$U"
 for i in $(seq 1 30); do echo "victim $i" >"$MNT/victim/f$i"; done
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null
 
 # ---- on_timeout = allow with an appraising policy: refused ---------------------------------
 write_conf "on_timeout = allow"

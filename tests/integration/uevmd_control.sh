@@ -15,7 +15,7 @@ make_key "$T/key"
 write_policy
 mkdir -p "$MNT/c"
 for f in good content owner fixme; do echo "file $f" >"$MNT/c/$f"; done
-"$UEVM" label -r --hmac-key "$T/key" "$MNT/c"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT/c"
 echo tampered >>"$MNT/c/content"
 echo tampered >>"$MNT/c/fixme"
 chown 4321 "$MNT/c/owner"		# only EVM sees this one

@@ -27,7 +27,7 @@ cp "$POLICY" "$E/policy2"
 echo "dont_measure fsmagic=0x9fa0" >>"$E/policy2"
 for i in $(seq 1 800); do echo "unlabelled $i" >"$MNT/data/bad$i"; done
 echo good >"$MNT/data/good"
-"$UEVM" label -r --hmac-key "$E/key" "$E" "$MNT/data/good"
+"$UEVM" label -r --hmac-key "raw:$E/key" "$E" "$MNT/data/good"
 # The measurement list and the log are uevmd's own files there.
 KEYSPEC=raw:$E/key
 LOG=$V/uevmd.log
@@ -35,7 +35,7 @@ CONF=$E/uevmd.conf
 write_conf "measurement_list = $V/measurements" "audit_syslog = yes" \
 	"syslog_socket = $T/syslog.sock" "deadline_ms = 3000"
 # On the watched filesystem, uevmd's own inputs must pass appraisal.
-"$UEVM" label --hmac-key "$E/key" "$CONF" >/dev/null
+"$UEVM" label --hmac-key "raw:$E/key" "$CONF" >/dev/null
 
 cat >"$T/standin.py" <<'EOF'
 # A journald stand-in: datagrams (or stdin lines) appended to FILE, which
@@ -104,7 +104,7 @@ stop_uevmd
 check "the rotated log has records" grep -q "cause=missing-hash" "$LOG.1"
 check "the reopened log has records" grep -q "cause=missing-hash" "$LOG"
 check "the daemon logged the policy change" grep -q "policy replaced from policy2" "$LOG"
-json=$("$UEVM" verify -v --json --hmac-key "$E/key" "$V/journal")
+json=$("$UEVM" verify -v --json --hmac-key "raw:$E/key" "$V/journal")
 expect_eq "the stand-in's file, appended ~200 times, verifies PASS" pass \
 	"$(jq -r '.results[0].status' <<<"$json")"
 

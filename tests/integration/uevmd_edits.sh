@@ -26,7 +26,7 @@ done
 printf 'offline victim\n' >"$MNT/off/content"
 printf 'offline victim\n' >"$MNT/off/owner"
 printf 'offline victim\n' >"$MNT/off/never_opened"
-"$UEVM" label -r --hmac-key "$T/key" "$D" "$MNT/off"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$D" "$MNT/off"
 expect_eq "the image is labelled" 0 $?
 # offline tampering, before uevmd starts
 echo evil >>"$MNT/off/content"
@@ -167,7 +167,7 @@ stop_uevmd
 
 # ---- offline check with the independent verifier ---------------------------------
 legit=$(find "$D" -type f | sort)
-json=$("$UEVM" verify -v --json --hmac-key "$T/key" $legit)
+json=$("$UEVM" verify -v --json --hmac-key "raw:$T/key" $legit)
 expect_eq "every legitimately changed file verifies PASS" "" \
 	"$(jq -r '.results[] | select(.ok | not) | "\(.path) \(.status) \(.cause)"' <<<"$json")"
 expect_eq "  ($(wc -l <<<"$legit") files)" "$(wc -l <<<"$legit")" "$(jq '.results | length' <<<"$json")"
@@ -187,6 +187,6 @@ for f in "$D/chmod" "$D/chown" "$D/selinux" "$D/append" "$D/new" "$D/merged" "$D
 	fi
 done
 expect_eq "security.ima = openssl sha256 and security.evm = reference HMAC (7 files)" 7 "$ref_ok"
-json=$("$UEVM" verify --json --hmac-key "$T/key" "$MNT"/off/*)
+json=$("$UEVM" verify --json --hmac-key "raw:$T/key" "$MNT"/off/*)
 expect_eq "the offline-tampered files still fail" 3 \
 	"$(jq '[.results[] | select(.ok | not)] | length' <<<"$json")"

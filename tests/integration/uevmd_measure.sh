@@ -76,7 +76,7 @@ echo "with a space" >"$MNT/m/f 6"
 echo "opened while uevmd is killed" >"$MNT/m/f7"
 cp "$(type -P true)" "$MNT/m/true"
 echo "tampered later" >"$MNT/m/tampered"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT/m"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT/m"
 echo "offline change" >>"$MNT/m/tampered"
 TAMPERED_SHA=$(openssl dgst -sha256 -r "$MNT/m/tampered" | cut -d' ' -f1)
 

@@ -18,7 +18,7 @@ D=$MNT/d
 mkdir -p "$D"
 echo good >"$D/good"
 for i in $(seq 1 20); do echo "bad $i" >"$D/bad$i"; done
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null
 for i in $(seq 1 20); do echo tampered >>"$D/bad$i"; done
 truncate -s 8G "$D/big"		# unlabelled: hashed for seconds, then refused
 

@@ -45,7 +45,7 @@ done
 echo "untouched" >"$MNT/ok/plain"
 head -c 4096 /dev/urandom >"$MNT/ok/random"
 cp "$BIN" "$MNT/ok/true"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT/files" "$MNT/bin" "$MNT/ok"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT/files" "$MNT/bin" "$MNT/ok"
 expect_eq "the image is labelled" 0 $?
 
 # With uevmd running, the labelled tree is good (and gets ignore marks).
@@ -117,7 +117,7 @@ for c in $CASES; do
 	[ "$(exec_result "$B/$c")" = ok ] || bad="$bad $B/$c"
 done
 expect_eq "without uevmd every tampered file reads and every tampered binary runs" "" "$bad"
-json=$("$UEVM" verify --json --hmac-key "$T/key" "$F"/* "$B"/*)
+json=$("$UEVM" verify --json --hmac-key "raw:$T/key" "$F"/* "$B"/*)
 expect_eq "uevm verify: all 36 tampered files fail" 36 \
 	"$(jq '[.results[] | select(.ok | not)] | length' <<<"$json")"
 

@@ -20,7 +20,7 @@ echo "allowed later" >"$S/later"
 chmod 644 "$S/denied"
 chmod 600 "$S/later"
 setfacl -m u:nobody:--- "$S/denied"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 expect_match "the ACL denies nobody in SOURCE" "Permission denied" "$(as_nobody cat "$S/denied" 2>&1)"
 
@@ -51,4 +51,4 @@ expect_match "a default ACL of the directory is inherited" "^user:nobody:r--" \
 expect_eq "... and enforced through the mount" "new" "$(as_nobody cat "$M/dir/inherits" 2>&1)"
 ufs_umount "$M"
 expect_rc "the labels written through the mount verify (ACL changes included)" 0 \
-	"$UEVM" verify -r --hmac-key "$KEY" "$S"
+	"$UEVM" verify -r --hmac-key "raw:$KEY" "$S"

@@ -43,18 +43,18 @@ for mode in per-open fastopen; do
 	for f in legit before last rotate; do
 		echo "start" >"$S/$f-$mode"
 	done
-	"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+	"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 	: >"$T/audit.log"
 	ufs_mount "$S" "$M" "key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog,timeout=0$extra" || exit 1
 
 	writer "$M/legit-$mode" "$S/legit-$mode" none
 	expect_rc "$mode: a write session through the mount is relabelled" 0 \
-		"$UEVM" verify --hmac-key "$KEY" "$S/legit-$mode"
+		"$UEVM" verify --hmac-key "raw:$KEY" "$S/legit-$mode"
 
 	for b in before last; do
 		writer "$M/$b-$mode" "$S/$b-$mode" $b
 		expect_rc "$mode: content written behind the mount ($b) is not labelled" 1 \
-			"$UEVM" verify --hmac-key "$KEY" "$S/$b-$mode"
+			"$UEVM" verify --hmac-key "raw:$KEY" "$S/$b-$mode"
 		expect_match "$mode: ... the refused relabel is audited ($b)" \
 			"op=update_xattr cause=changed-behind-mount" \
 			"$(ufs_records changed-behind-mount "$M/$b-$mode")"
@@ -76,7 +76,7 @@ os.fsync(fd)
 os.close(fd)
 PY
 	expect_rc "$mode: rename, chmod and truncate through the mount while open: relabelled" 0 \
-		"$UEVM" verify --hmac-key "$KEY" "$S/rotate-$mode.1"
+		"$UEVM" verify --hmac-key "raw:$KEY" "$S/rotate-$mode.1"
 	ufs_umount "$M"
 	expect_eq "$mode: no false alarm for the legitimate sessions" "" \
 		"$(grep -E "name=\"$M/(legit|rotate)" "$T/audit.log")"

@@ -37,8 +37,8 @@ echo inner >"$S/mv_dir/inner/file"
 setfattr -n security.selinux -v "$SEL" "$S/sel_change" "$S/sel_remove" "$S/mv_dir"
 setfattr -n security.capability -v $CAPVAL "$S/cap_remove"
 chown 65534:65534 "$S/nobody_writes"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
-expect_rc "the tree verifies before mounting" 0 "$UEVM" verify -r --hmac-key "$KEY" "$S"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
+expect_rc "the tree verifies before mounting" 0 "$UEVM" verify -r --hmac-key "raw:$KEY" "$S"
 
 ufs_mount "$S" "$M" "$OPTS" || exit 1
 pass "uevmfs mounts (enforce)"
@@ -109,7 +109,7 @@ expect_eq "security.capability removed" "" "$(xattr_hex security.capability "$S/
 check "hard link: same inode" test "$(stat -c %i "$S/link")" = "$(stat -c %i "$S/link.hard")"
 ufs_umount "$M"
 
-json=$("$UEVM" verify -r -v --json --hmac-key "$KEY" "$S")
+json=$("$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$S")
 expect_eq "uevm verify -r SOURCE: every object passes after the changes" "" \
 	"$(jq -r '.results[] | select(.ok | not) | "\(.path) \(.status) \(.cause)"' <<<"$json")"
 expect_eq "uevm verify -r SOURCE: no errors" 0 "$(jq '.summary.errors' <<<"$json")"
@@ -140,7 +140,7 @@ expect_match "  audited op=update_metadata cause=invalid-xattr-type" \
 	"$(ufs_records invalid-xattr-type "$M/edit")"
 expect_eq "security.evm unchanged" "$evm0" "$(xattr_hex security.evm "$S/edit")"
 ufs_umount "$M"
-expect_rc "the file still verifies" 0 "$UEVM" verify --hmac-key "$KEY" "$S/edit"
+expect_rc "the file still verifies" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
 
 # ---- no change to a failing file -------------------------------------------------
 setfattr -n security.selinux -v 'system_u:object_r:shadow_t:s0' "$S/sel_add"	# offline
@@ -181,6 +181,6 @@ expect_eq "the failing file's xattrs are unchanged" "$before_sel" \
 expect_eq "the file without security.evm is unchanged" "$before_chmod" \
 	"$(getfattr -d -m - -e hex "$S/chmod" 2>/dev/null)"
 expect_eq "no laundering: still failing with invalid-HMAC" "fail invalid-HMAC" \
-	"$("$UEVM" verify --json --hmac-key "$KEY" "$S/sel_add" | jq -r '.results[0] | "\(.status) \(.cause)"')"
+	"$("$UEVM" verify --json --hmac-key "raw:$KEY" "$S/sel_add" | jq -r '.results[0] | "\(.status) \(.cause)"')"
 expect_eq "no laundering: still no_label" "no_label missing-HMAC" \
-	"$("$UEVM" verify --json --hmac-key "$KEY" "$S/chmod" | jq -r '.results[0] | "\(.status) \(.cause)"')"
+	"$("$UEVM" verify --json --hmac-key "raw:$KEY" "$S/chmod" | jq -r '.results[0] | "\(.status) \(.cause)"')"

@@ -21,7 +21,7 @@ chmod 755 "$T"
 echo hello >"$S/a"
 printf '#!/bin/sh\necho ran\n' >"$S/prog"
 chmod 755 "$S/prog"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 
 # ---- uevm mount -------------------------------------------------------------------
 expect_match "uevm mount --help shows the usage" 'SOURCE \[MOUNTPOINT\]' "$("$UEVM" mount --help)"

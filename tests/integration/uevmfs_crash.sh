@@ -27,7 +27,7 @@ for i in 0 1 2 3; do
 	head -c $((300000 + i * 1000)) /dev/urandom >"$S/f$i"
 done
 echo start >"$S/log"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 sha256sum "$S"/f* "$S/log" | cut -d' ' -f1 >"$COMPLETE"
 
 # writer ROUND ID: rewrite its own file f$ID, create new files, and (writer
@@ -92,7 +92,7 @@ for round in $(seq 1 "$ROUNDS"); do
 	fusermount3 -u -z "$M"
 	check "round $round: mount cleaned up after kill -9" bash -c "! grep -q ' $M ' /proc/mounts"
 
-	json=$("$UEVM" verify -r -v --json --hmac-key "$KEY" "$S")
+	json=$("$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$S")
 	expect_eq "round $round: uevm verify examines every file (no errors)" 0 \
 		"$(jq '.summary.errors' <<<"$json")"
 	bad=""

@@ -29,7 +29,7 @@ printf '#!/bin/sh\necho evil\n' >"$S/prog"
 chmod 755 "$S/prog"
 echo "to be edited" >"$S/edit"
 echo "to be synced" >"$S/synced"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 echo "tampered" >>"$S/bad"
 echo "echo more evil" >>"$S/prog"
 
@@ -59,15 +59,15 @@ expect_match "the first read measured the file (ima-ng entry for it)" " ima-ng s
 echo "edited" >"$M/edit"
 expect_eq "the edit reads back through the mount" "edited" "$(cat "$M/edit")"
 expect_rc "before write_idle: SOURCE fails detectably (old labels, new content)" 1 \
-	"$UEVM" verify --hmac-key "$KEY" "$S/edit"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
 echo "synced now" >"$M/synced"
 python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)' "$M/synced"
-expect_rc "fsync relabels at once" 0 "$UEVM" verify --hmac-key "$KEY" "$S/synced"
+expect_rc "fsync relabels at once" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$S/synced"
 
 # ---- no round trips ------------------------------------------------------------------------
 ufs_umount "$M"
 expect_rc "unmount relabels what was still being written" 0 \
-	"$UEVM" verify --hmac-key "$KEY" "$S/edit"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
 
 : >"$T/uevmfs.stderr"
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,-d" || exit 1
@@ -78,14 +78,14 @@ opens=$(grep -c 'opcode: OPEN' "$T/uevmfs.stderr")
 closes=$(grep -cE 'opcode: (FLUSH|RELEASE) ' "$T/uevmfs.stderr")
 expect_eq "one OPEN and one FLUSH reached uevmfs for 4 opens and closes (both answered ENOSYS)" \
 	"1 1" "$opens $closes"
-expect_rc "the append, relabelled at unmount, verifies" 0 "$UEVM" verify --hmac-key "$KEY" "$S/edit"
+expect_rc "the append, relabelled at unmount, verifies" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
 
 # ---- rules changing under cached pages ----------------------------------------------------------
 # Read before EVM is initialised (the content alone is appraised, as the
 # kernel does), then `echo 1 > evm`: the kernel's cached pages are dropped
 # and the next read is appraised with EVM.
 echo "owner changed offline" >"$S/owner"
-"$UEVM" label --hmac-key "$KEY" "$S/owner" >/dev/null
+"$UEVM" label --hmac-key "raw:$KEY" "$S/owner" >/dev/null
 chown 1234 "$S/owner"
 C=$T/sec
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,audit_log=$T/audit3.log" || exit 1

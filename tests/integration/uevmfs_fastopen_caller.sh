@@ -23,7 +23,7 @@ chmod 711 "$T"	# nobody reaches the mount point
 echo "labelled content" >"$S/secret"
 echo "will be tampered" >"$S/bad"
 chmod 644 "$S/secret" "$S/bad"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 echo "tampered" >>"$S/bad"
 printf 'measure func=FILE_CHECK mask=^MAY_READ\nappraise func=FILE_CHECK euid=0\n' >"$T/root-only.policy"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }

@@ -28,7 +28,7 @@ for mode in per-open fastopen; do
 	printf '#!/bin/sh\necho written through the mount\n' >"$M/written-$mode"
 	chmod 755 "$M/written-$mode"
 	expect_rc "$mode: the O_RDONLY|O_CREAT file is labelled at once (verify passes)" 0 \
-		"$UEVM" verify --hmac-key "$KEY" "$S/made-$mode"
+		"$UEVM" verify --hmac-key "raw:$KEY" "$S/made-$mode"
 
 	# The attack: content written directly into SOURCE, behind the mount.
 	for f in made touched; do

@@ -62,7 +62,7 @@ echo inside >"$M/dir_mode/file"
 ufs_umount "$M"
 check "uevmfs exits after the unmount" bash -c "! kill -0 $UFS_PID 2>/dev/null"
 
-json=$("$UEVM" verify -r -v --json --hmac-key "$KEY" "$S")
+json=$("$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$S")
 expect_eq "verify -r SOURCE accepts every label written through the mount" 0 \
 	"$(jq '[.results[] | select(.ok | not)] | length' <<<"$json")"
 expect_eq "every regular file carries a passing security.ima and security.evm" \
@@ -149,7 +149,7 @@ expect_eq "reading a symlink's target through it opens the target (tampered: ref
 check "tampered directory (mode): still listed, as with the kernel's hooks" \
 	bash -c 'ls "$1" >/dev/null' _ "$M/dir_mode"
 expect_eq "tampered directory: uevm verify reports it" "fail invalid-HMAC" \
-	"$("$UEVM" verify --json --hmac-key "$KEY" "$S/dir_mode" | jq -r '.results[0] | "\(.status) \(.cause)"')"
+	"$("$UEVM" verify --json --hmac-key "raw:$KEY" "$S/dir_mode" | jq -r '.results[0] | "\(.status) \(.cause)"')"
 
 # Appraisal results are cached per inode: the second refusal hashes nothing
 # new but is audited again, and nothing passes meanwhile.
@@ -177,8 +177,8 @@ check "mode=fix: the tampered files open" \
 	bash -c 'cat "$1" "$2" >/dev/null' _ "$M/files/c_trunc" "$M/files/uid"
 ufs_umount "$M"
 expect_rc "mode=fix: content tampering relabelled (verify PASS)" 0 \
-	"$UEVM" verify --hmac-key "$KEY" "$S/files/c_trunc"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/files/c_trunc"
 expect_rc "mode=fix: metadata tampering relabelled (verify PASS)" 0 \
-	"$UEVM" verify --hmac-key "$KEY" "$S/files/uid"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/files/uid"
 expect_rc "mode=fix: files not read stay failing" 1 \
-	"$UEVM" verify --hmac-key "$KEY" "$S/files/c_byte"
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/files/c_byte"

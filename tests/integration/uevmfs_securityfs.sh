@@ -31,7 +31,7 @@ chmod 755 "$S/bin/prog"
 echo "config" >"$S/etc/conf"
 echo "user file" >"$S/etc/users"
 chown 1000 "$S/etc/users"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,securityfs=$C,audit_log=$T/audit.log,nosyslog" || exit 1
@@ -174,7 +174,7 @@ check "unmounting uevmfs takes the control tree down too" \
 # ---- evm=0: EVM waits for the write, as after boot ------------------------------------------
 echo "good, hash label" >"$S/etc/good0"
 echo "bad, hash label" >"$S/etc/bad0"
-"$UEVM" label --hmac-key "$KEY" "$S/etc/good0" "$S/etc/bad0" >/dev/null
+"$UEVM" label --hmac-key "raw:$KEY" "$S/etc/good0" "$S/etc/bad0" >/dev/null
 echo "appended offline" >>"$S/etc/bad0"
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=memory,securityfs=$C,evm=0,audit_log=$T/audit2.log,nosyslog" || exit 1
 expect_eq "evm=0: evm reads 0" 0 "$(cat "$C/evm")"

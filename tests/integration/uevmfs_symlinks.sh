@@ -26,8 +26,8 @@ printf '#!/bin/sh\necho labelled program\n' >"$S/bin/prog3"
 printf '#!/bin/sh\necho good\n' >"$S/other/good"
 chmod 755 "$S/bin/prog" "$S/bin/prog2" "$S/bin/prog3" "$S/other/good"
 ln -s ../other/good "$S/bin/inside"
-"$UEVM" label -r --hmac-key "$KEY" "$S" >/dev/null
-expect_rc "the tree is labelled and verifies" 0 "$UEVM" verify -r --hmac-key "$KEY" "$S"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
+expect_rc "the tree is labelled and verifies" 0 "$UEVM" verify -r --hmac-key "raw:$KEY" "$S"
 
 # ---- the offline attack ---------------------------------------------------------------
 printf '#!/bin/sh\necho PAYLOAD RAN\n' >"$S/other/payload"
@@ -38,7 +38,7 @@ ln -sfn "/proc/self/root$S/other/payload" "$S/bin/prog3"	# a magic link
 OPTS="key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog"
 
 # ---- uevm verify reports the links --------------------------------------------------
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$S" 2>&1)
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$S" 2>&1)
 rc=$?
 expect_match "verify: the absolute link is reported" \
 	"^WARN $S/bin/prog: symlink to '$S/other/payload' leaves the tree \\(absolute target\\)" "$out"
@@ -49,7 +49,7 @@ expect_eq "verify: a link that stays in the tree is not reported" "" \
 	"$(grep -F "$S/bin/inside" <<<"$out")"
 expect_match "verify: the summary counts the warnings" "^  warnings +3$" "$out"
 expect_eq "verify: the unlabelled payload fails the run (exit 1)" 1 "$rc"
-json=$("$UEVM" verify -r --json --hmac-key "$KEY" "$S" 2>/dev/null)
+json=$("$UEVM" verify -r --json --hmac-key "raw:$KEY" "$S" 2>/dev/null)
 expect_eq "verify --json: the link carries the warning and its target" \
 	"symlink-leaves-tree $S/other/payload" \
 	"$(jq -r --arg p "$S/bin/prog" '.results[] | select(.path == $p) | "\(.warning) \(.target)"' <<<"$json")"
@@ -58,8 +58,8 @@ mkdir -p "$T/clean/sub"
 echo x >"$T/clean/sub/f"
 ln -s ../sub/f "$T/clean/sub/rel"
 ln -s /etc/passwd "$T/clean/abs"
-"$UEVM" label -r --hmac-key "$KEY" "$T/clean" >/dev/null
-out=$("$UEVM" verify -r --hmac-key "$KEY" "$T/clean" 2>&1)
+"$UEVM" label -r --hmac-key "raw:$KEY" "$T/clean" >/dev/null
+out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$T/clean" 2>&1)
 expect_eq "verify: a warning alone keeps exit 0" 0 $?
 expect_match "verify: ... and is printed without -v" "^WARN $T/clean/abs: " "$out"
 

@@ -46,6 +46,8 @@ static EVP_PKEY *make_key(const char *name, bool rsa, bool skid, X509 **out)
 	X509_sign(x, pkey, EVP_sha256());
 	snprintf(path, sizeof(path), "%s/%s.key", dir, name);
 	fp = fopen(path, "w");
+	/* A private key others could read is refused (uevm-key(1)). */
+	fchmod(fileno(fp), 0600);
 	PEM_write_PrivateKey(fp, pkey, NULL, NULL, 0, NULL, NULL);
 	fclose(fp);
 	snprintf(path, sizeof(path), "%s/%s.pem", dir, name);
@@ -66,7 +68,7 @@ static void roundtrip(const char *name, bool rsa)
 	char keyp[256], certp[256], label[128];
 	uint8_t digest[32], sig[UEVM_MAX_SIG_SIZE], bad[UEVM_MAX_SIG_SIZE];
 	struct uevm_certset *set;
-	struct uevm_signer *s;
+	struct uevm_signer *s = NULL;
 	EVP_PKEY *pkey;
 	uint32_t keyid;
 	X509 *x;
@@ -79,6 +81,10 @@ static void roundtrip(const char *name, bool rsa)
 		digest[i] = (uint8_t)(i * 7);
 	snprintf(label, sizeof(label), "%s: signer loads", name);
 	CHECK(label, uevm_signer_load(keyp, NULL, &s) == 0);
+	if (!s) {
+		fprintf(stderr, "%s: %s\n", keyp, uevm_last_error());
+		return;
+	}
 	uevm_certset_new(&set);
 	snprintf(label, sizeof(label), "%s: certificate loads", name);
 	CHECK(label, uevm_certset_add_file(set, certp) == 1);
