@@ -206,6 +206,7 @@ int supervise(void)
 	/* Our own manager's watchdog (systemd's WatchdogSec), else 30 s for
 	 * the daemon's pings to us. */
 	uint64_t own_wd = sd_watchdog_usec(), wd = own_wd ? own_wd : 30000000;
+	int64_t last_own_ping = 0;
 	sigset_t set, old;
 	pid_t child;
 
@@ -253,8 +254,12 @@ int supervise(void)
 
 			if (poll(p, 2, (int)(wd / 4000)) < 0 && errno != EINTR)
 				break;
-			if (own_wd)
-				sd_notifyf("WATCHDOG=1");	/* the keeper itself is well */
+			/* The keeper itself is well: ping our manager, every half
+			 * of its interval (the loop also wakes for messages). */
+			if (own_wd && mono_us() - last_own_ping >= (int64_t)own_wd / 2) {
+				sd_notifyf("WATCHDOG=1");
+				last_own_ping = mono_us();
+			}
 			if (ready && !stopping && mono_us() - last_ping > (int64_t)wd) {
 				say("uevmd (pid %d) stopped answering its watchdog; killing it",
 				    (int)child);
