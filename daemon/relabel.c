@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,14 +24,10 @@
 #include "uevmd.h"
 
 enum job_kind { JOB_CLOSE_WRITE, JOB_ATTRIB };
-enum job_state { JOB_QUEUED, JOB_RUNNING };
 
 struct job {
 	struct job *next;
 	enum job_kind kind;
-	enum job_state state;
-	dev_t dev;
-	ino_t ino;
 	int mount_fd;		/* a watched mount of the inode's filesystem */
 	struct integrity_cred cred;
 	/* The inode by handle, not by descriptor: a queue of descriptors
@@ -38,15 +35,33 @@ struct job {
 	struct file_handle fh;	/* followed by its f_handle bytes */
 };
 
+/* The jobs of one inode, in order; an inode is worked on by one thread at
+ * a time.  Inodes with jobs and nobody working on them wait in the ready
+ * list. */
+struct inode_jobs {
+	struct inode_jobs *hnext;	/* hash chain */
+	struct inode_jobs *rnext;	/* ready list */
+	dev_t dev;
+	ino_t ino;
+	struct job *first, **last;
+	bool running, ready;
+	bool close_queued;		/* a queued rehash covers later closes */
+};
+
 /* Jobs beyond this are dropped: their files keep their old labels and
- * fail appraisal (detectably), never pass for content not hashed. */
-#define MAX_JOBS (1u << 20)
+ * fail appraisal (detectably), never pass for content not hashed.  An
+ * inode has at most three (a rehash, and attribute updates around it). */
+#define MAX_JOBS 65536
+#define NBUCKETS 4096
+/* Users take turns among the first ready inodes. */
+#define FAIR_SCAN 64
 
 static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jcond = PTHREAD_COND_INITIALIZER;	/* queued, or done */
-static struct job *head, **tail = &head;
+static struct inode_jobs *buckets[NBUCKETS];
+static struct inode_jobs *ready_head, **ready_tail = &ready_head;
 static unsigned int njobs;
-static uint32_t last_uid = (uint32_t)-1;	/* users take turns */
+static uint32_t last_uid = (uint32_t)-1;
 static bool stopping, started;
 static int cancel_hashing;	/* at stop, after STOP_GRACE_SEC */
 static pthread_t thread;
@@ -178,7 +193,7 @@ static void do_attrib(struct uevm_file *f, const struct integrity_cred *cred)
 	perm_forget_inode(f->fd);
 }
 
-static void job_run(struct job *j)
+static void job_run(const struct inode_jobs *e, struct job *j)
 {
 	char path[PATH_MAX];
 	struct uevm_file f = { .dirfd = -1, .io = true, .path = path };
@@ -187,7 +202,7 @@ static void job_run(struct job *j)
 				 O_CLOEXEC | O_NOCTTY);
 	if (f.fd < 0)
 		return;		/* gone meanwhile: nothing to label */
-	if (fstat(f.fd, &f.st) == 0 && S_ISREG(f.st.st_mode) && f.st.st_ino == j->ino) {
+	if (fstat(f.fd, &f.st) == 0 && S_ISREG(f.st.st_mode) && f.st.st_ino == e->ino) {
 		fd_path(f.fd, path, sizeof(path));
 		if (j->kind == JOB_CLOSE_WRITE)
 			do_close_write(&f, &j->cred);
@@ -198,37 +213,75 @@ static void job_run(struct job *j)
 	close(f.fd);
 }
 
-static void job_free(struct job *j)
-{
-	free(j);
-}
-
 /* ---- the queue ----------------------------------------------------------------------- */
 
-static bool job_of(const struct job *j, const struct uevm_file *f)
+static struct inode_jobs **slot_of(dev_t dev, ino_t ino)
 {
-	return j->ino == f->st.st_ino && j->dev == f->st.st_dev;
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
+	struct inode_jobs **pp = &buckets[(h >> 32) % NBUCKETS];
+
+	while (*pp && ((*pp)->ino != ino || (*pp)->dev != dev))
+		pp = &(*pp)->hnext;
+	return pp;
 }
 
-static bool same_job_inode(const struct job *a, const struct job *b)
+/* E's last job (E has one): E->last points to its next field. */
+static struct job *last_job(struct inode_jobs *e)
 {
-	return a->ino == b->ino && a->dev == b->dev;
+	return (struct job *)((char *)e->last - offsetof(struct job, next));
 }
 
-static bool inode_running(const struct job *of)
+static void make_ready(struct inode_jobs *e)
 {
-	for (struct job *j = head; j; j = j->next)
-		if (j->state == JOB_RUNNING && same_job_inode(j, of))
-			return true;
-	return false;
+	if (e->ready || e->running || !e->first)
+		return;
+	e->ready = true;
+	e->rnext = NULL;
+	*ready_tail = e;
+	ready_tail = &e->rnext;
 }
 
-static bool inode_has_jobs(const struct uevm_file *f)
+static void unready(struct inode_jobs *e)
 {
-	for (struct job *j = head; j; j = j->next)
-		if (job_of(j, f))
-			return true;
-	return false;
+	struct inode_jobs **pp = &ready_head;
+
+	if (!e->ready)
+		return;
+	while (*pp != e)
+		pp = &(*pp)->rnext;
+	*pp = e->rnext;
+	if (ready_tail == &e->rnext)
+		ready_tail = pp;
+	e->ready = false;
+}
+
+/* Forget E once it has no job and nobody works on it (under jlock). */
+static void maybe_free(struct inode_jobs *e)
+{
+	struct inode_jobs **pp;
+
+	if (e->first || e->running || e->ready)
+		return;
+	pp = slot_of(e->dev, e->ino);
+	*pp = e->hnext;
+	free(e);
+}
+
+/* Run E's first job in this thread; E is ours (running) meanwhile. */
+static void run_first(struct inode_jobs *e)
+{
+	struct job *j = e->first;
+
+	e->first = j->next;
+	if (!e->first)
+		e->last = &e->first;
+	if (j->kind == JOB_CLOSE_WRITE)
+		e->close_queued = false;
+	njobs--;
+	pthread_mutex_unlock(&jlock);
+	job_run(e, j);
+	free(j);
+	pthread_mutex_lock(&jlock);
 }
 
 static int mount_fd_of(dev_t dev)
@@ -237,31 +290,6 @@ static int mount_fd_of(dev_t dev)
 		if (D->marks[i].dev == dev)
 			return D->marks[i].fd;
 	return -1;
-}
-
-/* Take J off the queue (under jlock). */
-static void unlink_job(struct job *j)
-{
-	struct job **pp = &head;
-
-	while (*pp != j)
-		pp = &(*pp)->next;
-	*pp = j->next;
-	if (tail == &j->next)
-		tail = pp;
-	njobs--;
-}
-
-static void run_taken(struct job *j)
-{
-	pthread_mutex_unlock(&jlock);
-	job_run(j);
-	pthread_mutex_lock(&jlock);
-	unlink_job(j);
-	pthread_cond_broadcast(&jcond);
-	pthread_mutex_unlock(&jlock);
-	job_free(j);
-	pthread_mutex_lock(&jlock);
 }
 
 static void do_now(enum job_kind kind, struct uevm_file *f,
@@ -278,6 +306,7 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 {
 	struct job *j = calloc(1, sizeof(*j) + MAX_HANDLE_SZ);
 	int mount_id, mfd = mount_fd_of(f->st.st_dev);
+	struct inode_jobs **pp, *e;
 
 	if (!j || mfd < 0) {
 		free(j);
@@ -291,24 +320,21 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 		return;
 	}
 	j->kind = kind;
-	j->state = JOB_QUEUED;
-	j->dev = f->st.st_dev;
-	j->ino = f->st.st_ino;
 	j->mount_fd = mfd;
 	j->cred = *cred;
 	pthread_mutex_lock(&jlock);
-	if (kind == JOB_CLOSE_WRITE) {
-		/* A rehash still queued for this inode will hash what this
-		 * close left: one is enough. */
-		for (struct job *q = head; q; q = q->next)
-			if (q->state == JOB_QUEUED && q->kind == JOB_CLOSE_WRITE &&
-			    same_job_inode(q, j)) {
-				pthread_mutex_unlock(&jlock);
-				free(j);
-				return;
-			}
+	pp = slot_of(f->st.st_dev, f->st.st_ino);
+	e = *pp;
+	/* One queued rehash hashes what every later close left; an update
+	 * of attributes right after another is the same update. */
+	if (e && ((kind == JOB_CLOSE_WRITE && e->close_queued) ||
+		  (kind == JOB_ATTRIB && e->first &&
+		   last_job(e)->kind == JOB_ATTRIB))) {
+		pthread_mutex_unlock(&jlock);
+		free(j);
+		return;
 	}
-	if (njobs >= MAX_JOBS) {
+	if (njobs >= MAX_JOBS || (!e && !(e = calloc(1, sizeof(*e))))) {
 		pthread_mutex_unlock(&jlock);
 		free(j);
 		atomic_fetch_add(&D->st.relabel_dropped, 1);
@@ -316,9 +342,18 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 		     "dropped, the file keeps its old labels", f->path);
 		return;
 	}
-	*tail = j;
-	tail = &j->next;
+	if (!*pp) {
+		e->dev = f->st.st_dev;
+		e->ino = f->st.st_ino;
+		e->last = &e->first;
+		*pp = e;
+	}
+	*e->last = j;
+	e->last = &j->next;
+	if (kind == JOB_CLOSE_WRITE)
+		e->close_queued = true;
 	njobs++;
+	make_ready(e);
 	pthread_cond_broadcast(&jcond);
 	pthread_mutex_unlock(&jlock);
 }
@@ -330,12 +365,14 @@ void relabel_close_write(struct uevm_file *f, const struct integrity_cred *cred)
 
 void relabel_attrib(struct uevm_file *f, const struct integrity_cred *cred)
 {
+	struct inode_jobs *e;
 	bool behind;
 
 	/* After the inode's rehash still to come, in order; otherwise now
 	 * (it is quick: an HMAC). */
 	pthread_mutex_lock(&jlock);
-	behind = inode_has_jobs(f);
+	e = *slot_of(f->st.st_dev, f->st.st_ino);
+	behind = e && (e->first || e->running);
 	pthread_mutex_unlock(&jlock);
 	if (behind)
 		queue(JOB_ATTRIB, f, cred);
@@ -350,16 +387,19 @@ bool relabel_settle(const struct uevm_file *f, int64_t until_ns)
 
 	pthread_mutex_lock(&jlock);
 	for (;;) {
-		struct job *j;
+		struct inode_jobs *e = *slot_of(f->st.st_dev, f->st.st_ino);
 
-		for (j = head; j && !job_of(j, f); j = j->next)
-			;
-		if (!j)
+		if (!e)
 			break;
-		if (j->state == JOB_QUEUED) {
+		if (!e->running) {
 			/* Its own changes: done by the thread that needs them. */
-			j->state = JOB_RUNNING;
-			run_taken(j);
+			unready(e);
+			e->running = true;
+			while (e->first)
+				run_first(e);
+			e->running = false;
+			maybe_free(e);
+			pthread_cond_broadcast(&jcond);
 			continue;
 		}
 		if (pthread_cond_timedwait(&jcond, &jlock, &until)) {
@@ -371,22 +411,17 @@ bool relabel_settle(const struct uevm_file *f, int64_t until_ns)
 	return settled;
 }
 
-/* The next job: the oldest of an inode nobody works on, of another user
- * than the last one served when there is one (users take turns, so one
- * user's big rehashes do not hold everyone's back). */
-static struct job *next_job(void)
+/* The next inode to work on: among the first ready ones, one whose next
+ * job is another user's than the last served (users take turns, so one
+ * user's big rehashes do not hold everyone's back); else the first. */
+static struct inode_jobs *next_ready(void)
 {
-	struct job *first = NULL;
+	int n = 0;
 
-	for (struct job *j = head; j; j = j->next) {
-		if (j->state != JOB_QUEUED || inode_running(j))
-			continue;
-		if (j->cred.uid != last_uid)
-			return j;
-		if (!first)
-			first = j;
-	}
-	return first;
+	for (struct inode_jobs *e = ready_head; e && n < FAIR_SCAN; e = e->rnext, n++)
+		if (e->first->cred.uid != last_uid)
+			return e;
+	return ready_head;
 }
 
 static void *relabel_main(void *arg)
@@ -397,15 +432,20 @@ static void *relabel_main(void *arg)
 	uevm_hash_cancel_on(&cancel_hashing);
 	pthread_mutex_lock(&jlock);
 	for (;;) {
-		struct job *j = next_job();
+		struct inode_jobs *e = next_ready();
 
-		if (j) {
-			j->state = JOB_RUNNING;
-			last_uid = j->cred.uid;
-			run_taken(j);
+		if (e) {
+			unready(e);
+			e->running = true;
+			last_uid = e->first->cred.uid;
+			run_first(e);
+			e->running = false;
+			make_ready(e);	/* its next job waits its turn */
+			maybe_free(e);
+			pthread_cond_broadcast(&jcond);
 			continue;
 		}
-		if (stopping && !head)
+		if (stopping && !njobs)
 			break;
 		pthread_cond_wait(&jcond, &jlock);
 	}
