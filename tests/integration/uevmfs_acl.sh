@@ -24,7 +24,7 @@ setfacl -m u:nobody:--- "$S/denied"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 expect_match "the ACL denies nobody in SOURCE" "Permission denied" "$(as_nobody cat "$S/denied" 2>&1)"
 
-ufs_mount "$S" "$M" "key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,audit_log=$T/audit.log,nosyslog" || exit 1
 expect_eq "root reads the file through the mount" "denied by an ACL" "$(cat "$M/denied")"
 out=$(as_nobody cat "$M/denied" 2>&1)
 expect_match "the ACL that denies nobody is enforced through the mount" "Permission denied" "$out"

@@ -45,7 +45,7 @@ for mode in per-open fastopen; do
 	done
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 	: >"$T/audit.log"
-	ufs_mount "$S" "$M" "key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog,timeout=0$extra" || exit 1
+	ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,audit_log=$T/audit.log,nosyslog,timeout=0$extra" || exit 1
 
 	writer "$M/legit-$mode" "$S/legit-$mode" none
 	expect_rc "$mode: a write session through the mount is relabelled" 0 \

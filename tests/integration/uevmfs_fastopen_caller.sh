@@ -27,7 +27,7 @@ chmod 644 "$S/secret" "$S/bad"
 echo "tampered" >>"$S/bad"
 printf 'measure func=FILE_CHECK mask=^MAY_READ\nappraise func=FILE_CHECK euid=0\n' >"$T/root-only.policy"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-OPTS="key=$KEY,audit_log=$T/audit.log,nosyslog"
+OPTS="key=raw:$KEY,audit_log=$T/audit.log,nosyslog"
 
 # ---- the attack: nobody reads first, then root -------------------------------------------
 : >"$T/uevmfs.stderr"

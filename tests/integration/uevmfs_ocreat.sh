@@ -20,7 +20,7 @@ for mode in per-open fastopen; do
 	[ $mode = fastopen ] && extra=,fastopen
 	: >"$T/audit.log"
 	# timeout=0: the kernel sees the size the file has in SOURCE at once.
-	ufs_mount "$S" "$M" "key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog,timeout=0$extra" || exit 1
+	ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,audit_log=$T/audit.log,nosyslog,timeout=0$extra" || exit 1
 	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDONLY | os.O_CREAT, 0o755))' \
 		"$M/made-$mode"
 	touch "$M/touched-$mode"

@@ -35,7 +35,7 @@ chmod 755 "$S/other/payload"
 ln -sfn "$S/other/payload" "$S/bin/prog"			# absolute
 ln -sfn "../../$(basename "$S")/other/payload" "$S/bin/prog2"	# ../ out and back in
 ln -sfn "/proc/self/root$S/other/payload" "$S/bin/prog3"	# a magic link
-OPTS="key=$KEY,ml=none,audit_log=$T/audit.log,nosyslog"
+OPTS="key=raw:$KEY,ml=none,audit_log=$T/audit.log,nosyslog"
 
 # ---- uevm verify reports the links --------------------------------------------------
 out=$("$UEVM" verify -r --hmac-key "raw:$KEY" "$S" 2>&1)
