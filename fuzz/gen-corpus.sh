@@ -69,8 +69,8 @@ for a in sha1 sha256 sha512; do
 	xattr "$F" security.ima | seed ima_xattr evmctl-hash-$a
 done
 "$UEVM" ima-hash -a sha384 "$F" | cut -d' ' -f1 | unhex | seed ima_xattr uevm-hash-sha384
-head -c 32 /dev/urandom >"$T/hmac.key"
-"$UEVM" hmac --uuid none --hmac-key "$T/hmac.key" "$F" | cut -d' ' -f1 |
+(umask 077; head -c 32 /dev/urandom >"$T/hmac.key")	# uevm refuses keys others can read
+"$UEVM" hmac --uuid none --hmac-key "raw:$T/hmac.key" "$F" | cut -d' ' -f1 |
 	unhex | seed evm_xattr uevm-hmac
 for k in rsa ec; do
 	for a in sha1 sha256 sha512; do
@@ -194,7 +194,7 @@ head -c 60 "$T/ml" | seed ima_ml_binary cut-short
 # ---- key files -------------------------------------------------------------------
 PASS="uevm fuzz passphrase"
 MASTER="uevm fuzz kernel-blob master key"
-printf %s "$MASTER" >"$T/master"
+(umask 077; printf %s "$MASTER" >"$T/master")
 for n in 32 128; do
 	"$UEVM" key generate --out "$T/pp$n" --size $n --passphrase-fd 3 \
 		--kdf-ops 1 --kdf-mem 1 3<<<"$PASS" >/dev/null

@@ -187,7 +187,9 @@ int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx)
 		if (o->verbose && origin.form == UEVM_KEY_FORM_KEYRING)
 			fprintf(stderr, "%s: HMAC key: %s\n", prog_name, origin.desc);
 	} else if (needs_key) {
-		error_msg("no HMAC key: give --hmac-key FILE or --hmac-key keyring:NAME");
+		error_msg("no HMAC key: give --hmac-key with its form: raw:FILE, "
+			  "passphrase:FILE, tpm:FILE, kernel-blob:FILE,master=FILE "
+			  "or keyring:NAME");
 		ret = -EINVAL;
 		goto fail;
 	}

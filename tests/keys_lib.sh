@@ -33,8 +33,19 @@ KEYS_PROBE=$T/probe
 echo "uevm keys probe" >"$KEYS_PROBE"
 # An IMA hash (any value) so that the probe has a protected xattr.
 setfattr -n security.ima -v 0x01aabbccddeeff00112233445566778899aabbccdd "$KEYS_PROBE"
-# hmac_of SPEC: the security.evm value uevm computes with that key.
-hmac_of() { "$UEVM" hmac --uuid none --hmac-key "$1" "$KEYS_PROBE" 2>/dev/null | cut -d' ' -f1; }
+# hmac_of SPEC: the security.evm value uevm computes with that key.  SPEC
+# names the key's form (raw:FILE, passphrase:FILE, ...): uevm refuses a
+# plain path.  A refusal is a FAIL line (on stderr, which the test log
+# keeps), so that two refused keys never compare equal unnoticed.
+hmac_of() {
+	local out
+	if out=$("$UEVM" hmac --uuid none --hmac-key "$1" "$KEYS_PROBE" 2>"$T/hmac_of.err"); then
+		cut -d' ' -f1 <<<"$out"
+	else
+		echo "FAIL: hmac_of $1: $(head -n 3 "$T/hmac_of.err")" >&2
+		return 1
+	fi
+}
 
 # Start a private swtpm on 127.0.0.1 (random high port); sets TPM_TCTI.
 swtpm_start() {

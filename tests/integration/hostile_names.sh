@@ -131,8 +131,12 @@ chmod 644 "$R/$(printf 'del\177')"
 # A missing path given on the command line, and a message quoting it.
 "$UEVM" verify --hmac-key "raw:$KEY" "$R/$(printf 'gone\033[5m\n')" >"$T/out" 2>"$T/err"
 expect_eq "verify of a missing hostile path: no raw control byte" "" "$(raw_controls "$T/out")$(raw_controls "$T/err")"
-"$UEVM" label --hmac-key "$(printf '%s/no\033[31mkey' "$T")" "$R" >"$T/out" 2>"$T/err"
+"$UEVM" label --hmac-key "$(printf 'raw:%s/no\033[31mkey' "$T")" "$R" >"$T/out" 2>"$T/err"
 expect_eq "label with a hostile missing key path: exit 2, no raw control byte" "2 " \
+	"$? $(raw_controls "$T/out")$(raw_controls "$T/err")"
+expect_match "... the error names it escaped" 'cannot open key file .*/no\\x1b\[31mkey' "$(cat "$T/err")"
+"$UEVM" label --hmac-key "$(printf '%s/no\033[31mkey' "$T")" "$R" >"$T/out" 2>"$T/err"
+expect_eq "label with a hostile plain key path (no form): exit 2, no raw control byte" "2 " \
 	"$? $(raw_controls "$T/out")$(raw_controls "$T/err")"
 
 # ---- uevmfs audit log -------------------------------------------------------------------

@@ -57,28 +57,28 @@ in_core() {
 
 "$UEVM" key generate "${FAST[@]}" --out k.pp --plain k.plain --passphrase-fd 3 3<<<"$PASSPHRASE" >/dev/null 2>&1
 
-dump_core k.plain leak
+dump_core raw:k.plain leak
 expect_match "positive control: the helper dumps core" "core\.[0-9]+$" "$CORE"
 [ -n "$CORE" ] && expect_match "positive control: a heap copy of the key is found in the core" \
 	'^[1-9]' "$(occurrences "$CORE" "$(hex k.plain)")"
 
-in_core "raw key file: no key in the core" k.plain k.plain
+in_core "raw key file: no key in the core" k.plain raw:k.plain
 in_core "passphrase file: no key in the core" k.plain "passphrase:k.pp,passphrase-fd=3"
 printf '%s' "$PASSPHRASE" >pass.txt
 [ -n "$CORE" ] && expect_eq "passphrase file: no passphrase in the core" 0 "$(occurrences "$CORE" "$(hex pass.txt)")"
 
 head -c 32 /dev/urandom >kmk
 chmod 600 kmk
-"$UEVM" key export --kernel-blob --master-key kmk --out k.blob k.plain
+"$UEVM" key export --kernel-blob --master-key kmk --out k.blob raw:k.plain
 in_core "kernel blob: no key in the core" k.plain "kernel-blob:k.blob,master=kmk"
 [ -n "$CORE" ] && expect_eq "kernel blob: no master key in the core" 0 "$(occurrences "$CORE" "$(hex kmk)")"
 
-"$UEVM" key load --keyring @s k.plain >/dev/null 2>&1
+"$UEVM" key load --keyring @s raw:k.plain >/dev/null 2>&1
 in_core "keyring (read and burnt): no key in the core" k.plain keyring:evm-key
 expect_rc "keyring: the consumer burnt evm-key" 1 keyctl search @s user evm-key
 
 if swtpm_start; then
-	"$UEVM" key import --tpm --tcti "$TPM_TCTI" --out k.tpm k.plain >/dev/null 2>&1
+	"$UEVM" key import --tpm --tcti "$TPM_TCTI" --out k.tpm raw:k.plain >/dev/null 2>&1
 	in_core "TPM-sealed: no key in the core" k.plain "tpm:k.tpm,tcti=$TPM_TCTI"
 	swtpm_stop
 else
@@ -110,7 +110,7 @@ else
 	expect_match "control: the key is in uevm's excluded memory (dump-excluded-mappings on)" \
 		'^[1-9]' "$(occurrences "$T/g2" "$(hex k.plain)")"
 	rm -f "$T/g2"
-	"$UEVM" key load --keyring @s k.plain >/dev/null 2>&1
+	"$UEVM" key load --keyring @s raw:k.plain >/dev/null 2>&1
 	check "gcore of uevm hmac (keyring:evm-key)" \
 		gdb_dump "$T/g3" off hmac --hmac-key keyring:evm-key "$KEYS_PROBE"
 	expect_eq "uevm (keyring:evm-key): no key in its core" 0 "$(occurrences "$T/g3" "$(hex k.plain)")"

@@ -34,16 +34,18 @@ check "the operator's trees verify with their protected keys" \
 cp k.pp k.pp.genuine
 cp k.tpm k.tpm.genuine
 
-# A plain path is a raw key file: a protected file given plainly is never
-# unwrapped, unsealed or used as raw bytes; the message names the form.
+# A plain path does not say the key's form: refused before the file is
+# opened, so a protected file given plainly is never unwrapped, unsealed
+# or used as raw bytes; the message names the file in each form.
+PLAIN_RE="a plain path does not say the key's form; name the key's form"
 out=$("$UEVM" verify -r --hmac-key k.tpm tpm 2>&1)
 expect_eq "plain path to a TPM-sealed file: refused (exit 2)" 2 $?
 expect_match "... naming the file and the form to write" \
-	'k\.tpm .*TPM-sealed key file.*tpm:k\.tpm' "$out"
+	"$PLAIN_RE: raw:k\.tpm, tpm:k\.tpm," "$out"
 out=$("$UEVM" verify -r --hmac-key k.pp pp 2>&1 3<<<"correct horse")
 expect_eq "plain path to a passphrase file: refused (exit 2)" 2 $?
 expect_match "... naming the file and the form to write" \
-	'k\.pp .*passphrase-protected key file.*passphrase:k\.pp' "$out"
+	"$PLAIN_RE: .*passphrase:k\.pp,passphrase-fd=N" "$out"
 out=$("$UEVM" verify -r --hmac-key raw:k.pp pp 2>&1)
 expect_match "raw: with a passphrase file: refused, naming the form" \
 	'k\.pp .*passphrase-protected key file.*passphrase:k\.pp' "$out"
@@ -73,6 +75,10 @@ refused() {
 		expect_match "$name" "$re" "$out"
 	fi
 }
+refused "verify --hmac-key PATH (passphrase file replaced): refused" pp \
+	k.pp "$PLAIN_RE: raw:k\.pp, .*passphrase:k\.pp,passphrase-fd=N"
+refused "verify --hmac-key PATH (TPM file replaced): refused" tpm \
+	k.tpm "$PLAIN_RE: raw:k\.tpm, tpm:k\.tpm,"
 refused "verify --hmac-key passphrase:PATH,passphrase-fd=3: refused" pp \
 	passphrase:k.pp,passphrase-fd=3 'k\.pp .*is not a passphrase-protected key file'
 refused "verify --hmac-key file:PATH,passphrase-fd=3: refused" pp \
@@ -93,9 +99,29 @@ out=$("$UEVM" key load --keyring @s --passphrase-fd 3 raw:attacker.key 2>&1 3<<<
 expect_match "key load --passphrase-fd with a raw key: refused" \
 	'--passphrase-fd .*passphrase:' "$out"
 
-# Legitimate raw keys still work: raw:PATH and a plain PATH.
+# Legitimate raw keys work when named so: raw:PATH.  A plain PATH is
+# refused even for a genuine raw key file (its form is not guessed), by
+# every command that loads a key.
 check "raw:PATH works" "$UEVM" verify -r --hmac-key raw:attacker.key pp
-check "a plain PATH is a raw key file" "$UEVM" verify -r --hmac-key attacker.key pp
+out=$("$UEVM" verify -r --hmac-key attacker.key pp 2>&1)
+expect_eq "a plain PATH to a raw key file: refused (exit 2)" 2 $?
+expect_match "... naming the file and the form to write" \
+	"HMAC key: $PLAIN_RE: raw:attacker\.key, tpm:attacker\.key, " "$out"
+head -c 32 /dev/urandom >kmk
+chmod 600 kmk
+for cmd in "key load --keyring @s" "key export --plain exp.plain" \
+	   "key export --kernel-blob --master-key kmk --out exp.blob" \
+	   "key import --out imp.pp --passphrase-fd 3 ${FAST[*]}"; do
+	# shellcheck disable=SC2086 # $cmd is a command and its options
+	out=$("$UEVM" $cmd attacker.key 2>&1 3<<<"correct horse")
+	expect_eq "uevm $cmd PATH (no form): refused (exit 2)" 2 $?
+	expect_match "... naming the form to write" "$PLAIN_RE: raw:attacker\.key, " "$out"
+done
+expect_rc "... nothing was loaded" 1 keyctl search @s user evm-key
+expect_rc "... nothing was written" 1 test -e exp.plain -o -e exp.blob -o -e imp.pp
+check "uevm key export --plain raw:PATH works" \
+	"$UEVM" key export --plain exp.plain raw:attacker.key
+check "... and gives the same bytes" cmp -s attacker.key exp.plain
 
 # ---- uevmd ------------------------------------------------------------------
 # The tree on a watched mount, labelled with the sealed key; then attacked.

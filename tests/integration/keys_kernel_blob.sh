@@ -26,7 +26,7 @@ id=$(keyctl add encrypted evm-key "load $(cat u.blob)" @s 2>&1)
 expect_match "the kernel loads the blob uevm wrote" '^[0-9]+$' "$id"
 keyctl pipe "$id" >u.repiped 2>/dev/null
 check "the kernel re-emits the identical blob (same key, same IV)" cmp -s u.blob u.repiped
-"$UEVM" key export --kernel-blob --master-key kmk2 --out u2.blob k.plain
+"$UEVM" key export --kernel-blob --master-key kmk2 --out u2.blob raw:k.plain
 expect_rc "the kernel refuses a blob made with another master key" 1 \
 	keyctl add encrypted evm-key2 "load $(cat u2.blob)" @s
 no_key_in "no plaintext key in the blobs" k.plain u.blob u2.blob u.repiped
@@ -43,7 +43,7 @@ for len in 20 32 64 128; do
 		"passphrase:k$len.pp,passphrase-fd=3" 3<<<pw
 	check "$len-byte kernel key re-encrypts to the identical blob" cmp -s "k$len.blob" "re$len.blob"
 	expect_eq "$len-byte kernel blob as --hmac-key kernel-blob:...,master=" \
-		"$(hmac_of "k$len.plain")" "$(hmac_of "kernel-blob:k$len.blob,master=kmk")"
+		"$(hmac_of "raw:k$len.plain")" "$(hmac_of "kernel-blob:k$len.blob,master=kmk")"
 	no_key_in "no plaintext $len-byte key in the imported file" "k$len.plain" "k$len.pp" "k$len.blob"
 done
 expect_match "the HMAC from a kernel blob is real" '^02[0-9a-f]{40}$' "$(hmac_of kernel-blob:k32.blob,master=kmk)"
@@ -84,6 +84,8 @@ keyctl pipe "$kid" >big.blob
 out=$("$UEVM" hmac --hmac-key kernel-blob:big.blob,master=kmk "$KEYS_PROBE" 2>&1)
 expect_match "a 256-byte kernel key is refused (EVM uses at most 128)" 'longer than the 128 bytes' "$out"
 head -c 19 /dev/urandom >k19
-out=$("$UEVM" key export --kernel-blob --master-key kmk k19 2>&1)
+out=$("$UEVM" key export --kernel-blob --master-key kmk raw:k19 2>&1)
 expect_match "export refuses keys under the kernel's 20 bytes" 'at least 20' "$out"
-expect_rc "export needs --master-key" 2 "$UEVM" key export --kernel-blob k.plain
+out=$("$UEVM" key export --kernel-blob raw:k.plain 2>&1)
+expect_eq "export needs --master-key (exit 2)" 2 $?
+expect_match "... and says so" 'kernel-blob needs --master-key' "$out"

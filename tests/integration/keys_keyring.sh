@@ -41,7 +41,7 @@ expect_match "status: absent after the consumer took it" "no user key 'evm-key'"
 expect_match "status: who took it" "taken=.* by-pid=[0-9]+" "$st"
 
 # Other names: kept by default (keyring:NAME), burnt with ,burn.
-"$UEVM" key load --keyring @s --name "uevm-t-$$" k.plain >/dev/null 2>&1
+"$UEVM" key load --keyring @s --name "uevm-t-$$" raw:k.plain >/dev/null 2>&1
 expect_rc "keyring:NAME (not evm-key) reads without burning" 0 "$UEVM" verify -r --hmac-key "keyring:uevm-t-$$" tree
 expect_match "... and the key is still there" '^[0-9]+$' "$(keyctl search @s user "uevm-t-$$" 2>&1)"
 expect_rc "keyring:NAME,burn reads and burns" 0 "$UEVM" verify -r --hmac-key "keyring:uevm-t-$$,burn" tree
@@ -64,7 +64,7 @@ keyctl unlink "$id" @s >/dev/null
 # Every form loads: a kernel blob with its master key.
 head -c 32 /dev/urandom >kmk
 chmod 600 kmk
-"$UEVM" key export --kernel-blob --master-key kmk --out k.blob k.plain
+"$UEVM" key export --kernel-blob --master-key kmk --out k.blob raw:k.plain
 "$UEVM" key load --keyring @s --master-key kmk kernel-blob:k.blob >/dev/null 2>&1
 keyctl pipe "$(keyctl search @s user evm-key)" >loaded2 2>/dev/null
 check "key load of a kernel blob with --master-key" cmp -s k.plain loaded2

@@ -19,8 +19,8 @@ expect_match "generate warns about the plain copy" "plain text" "$(cat gen.err)"
 no_key_in "no plaintext key in the passphrase file or the output" k.plain k.pp gen.out gen.err
 
 # The same key through every spelling of the spec.
-want=$(hmac_of k.plain)
-expect_match "plain key gives an HMAC" '^02[0-9a-f]{40}$' "$want"
+want=$(hmac_of raw:k.plain)
+expect_match "the plain copy as raw:FILE gives an HMAC" '^02[0-9a-f]{40}$' "$want"
 expect_eq "passphrase file (passphrase:FILE,passphrase-fd=N) gives the same key" "$want" \
 	"$(hmac_of passphrase:k.pp,passphrase-fd=3 3<<<"correct horse")"
 
@@ -73,7 +73,7 @@ expect_match "a cut-off header says what is missing" "'salt' line is missing" "$
 # generate: sizes, never overwriting, bad options.
 "$UEVM" key generate "${FAST[@]}" --size 128 --out k128.pp --plain k128.plain --passphrase-fd 3 3<<<pw >/dev/null 2>&1
 expect_eq "--size 128 gives a 128-byte key" 128 "$(stat -c %s k128.plain)"
-expect_eq "128-byte key round trip" "$(hmac_of k128.plain)" "$(hmac_of passphrase:k128.pp,passphrase-fd=3 3<<<pw)"
+expect_eq "128-byte key round trip" "$(hmac_of raw:k128.plain)" "$(hmac_of passphrase:k128.pp,passphrase-fd=3 3<<<pw)"
 expect_rc "--size 129 is refused" 2 "$UEVM" key generate --size 129 --out x.pp --passphrase-fd 3 3<<<pw
 expect_rc "--size 0 is refused" 2 "$UEVM" key generate --size 0 --out x.pp --passphrase-fd 3 3<<<pw
 cp k.pp k.pp.orig
@@ -87,7 +87,7 @@ expect_rc "an empty passphrase is refused" 2 "$UEVM" key generate "${FAST[@]}" -
 expect_rc "... and nothing is written" 1 test -e e.pp
 
 # import a raw key into the passphrase form; export it back explicitly.
-"$UEVM" key import "${FAST[@]}" --out imp.pp --passphrase-fd 3 k.plain 3<<<"pw2" >/dev/null
+"$UEVM" key import "${FAST[@]}" --out imp.pp --passphrase-fd 3 raw:k.plain 3<<<"pw2" >/dev/null
 expect_eq "import a raw key into the passphrase form" "$want" "$(hmac_of passphrase:imp.pp,passphrase-fd=3 3<<<pw2)"
 "$UEVM" key export --plain exp.plain passphrase:imp.pp,passphrase-fd=3 3<<<"pw2" 2>/dev/null
 check "export --plain gives back the same bytes" cmp -s k.plain exp.plain
@@ -108,10 +108,10 @@ on_tty() {	# INPUT-LINE... -- CMD...: run CMD on a pty, answering its prompts
 out=$(on_tty "tty secret 1" "tty secret 1" -- "$UEVM" key generate "${FAST[@]}" --out tty.pp --plain tty.plain)
 expect_match "terminal: asks for the new passphrase twice" 'New passphrase: .*Passphrase again:' "$(tr -d '\r\n' <<<"$out")"
 expect_eq "terminal: the passphrase is not echoed" 0 "$(grep -c "tty secret" <<<"$out")"
-expect_eq "terminal: the key is under that passphrase" "$(hmac_of tty.plain)" \
+expect_eq "terminal: the key is under that passphrase" "$(hmac_of raw:tty.plain)" \
 	"$(hmac_of passphrase:tty.pp,passphrase-fd=3 3<<<"tty secret 1")"
 out=$(on_tty "tty secret 1" -- "$UEVM" hmac --uuid none --hmac-key passphrase:tty.pp "$KEYS_PROBE")
-expect_match "terminal: a consumer asks for the passphrase" "Passphrase for tty\.pp: .*$(hmac_of tty.plain)" "$(tr -d '\r\n' <<<"$out")"
+expect_match "terminal: a consumer asks for the passphrase" "Passphrase for tty\.pp: .*$(hmac_of raw:tty.plain)" "$(tr -d '\r\n' <<<"$out")"
 out=$(on_tty "one" "two" -- "$UEVM" key generate "${FAST[@]}" --out tty2.pp)
 expect_match "terminal: different passphrases are refused" 'do not match' "$out"
 expect_rc "... and nothing is written" 1 test -e tty2.pp

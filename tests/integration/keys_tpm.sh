@@ -16,7 +16,7 @@ pass "swtpm starts ($TPM_TCTI)"
 "$UEVM" key generate --tpm --tcti "$TPM_TCTI" --out k.tpm --plain k.plain >gen.out 2>&1
 expect_match "generate --tpm" 'sealed to the TPM' "$(cat gen.out)"
 expect_match "the sealed file starts with its magic line" '^uevm-key-tpm v1$' "$(head -1 k.tpm)"
-want=$(hmac_of k.plain)
+want=$(hmac_of raw:k.plain)
 expect_eq "unseal with tcti= in the spec gives the same key" "$want" "$(hmac_of "tpm:k.tpm,tcti=$TPM_TCTI")"
 expect_eq "unseal with the TCTI from TPM2TOOLS_TCTI" "$want" "$(TPM2TOOLS_TCTI=$TPM_TCTI hmac_of tpm:k.tpm)"
 expect_eq "unseal with the TCTI from UEVM_TCTI" "$want" "$(UEVM_TCTI=$TPM_TCTI hmac_of tpm:k.tpm)"
@@ -26,7 +26,7 @@ no_key_in "no plaintext key in the sealed file or the output" k.plain k.tpm gen.
 export UEVM_TCTI=$TPM_TCTI
 "$UEVM" key generate --tpm --pcrs 7,16 --out p.tpm --plain p.plain --size 64 >/dev/null 2>&1
 expect_match "the PCR list is recorded" '^pcrs sha256:7,16$' "$(cat p.tpm)"
-pwant=$(hmac_of p.plain)
+pwant=$(hmac_of raw:p.plain)
 expect_eq "unseal under unchanged PCRs" "$pwant" "$(hmac_of tpm:p.tpm)"
 mkdir tree && echo x >tree/f
 "$UEVM" label --hmac-key tpm:p.tpm tree/f >/dev/null 2>&1
@@ -41,7 +41,7 @@ expect_eq "the key without a policy still unseals" "$want" "$(hmac_of tpm:k.tpm)
 no_key_in "no plaintext key in the PCR-sealed file" p.plain p.tpm
 
 # Sealing to the new PCR values works again.
-"$UEVM" key import --tpm --pcrs 7 --out p2.tpm p.plain >/dev/null 2>&1
+"$UEVM" key import --tpm --pcrs 7 --out p2.tpm raw:p.plain >/dev/null 2>&1
 expect_eq "import a key and seal it to the current PCR 7" "$pwant" "$(hmac_of tpm:p2.tpm)"
 
 # Damage and limits.

@@ -4,7 +4,8 @@
  * and excluded from core dumps (VmFlags "lo" and "dd" in /proc/self/smaps)
  * and unmapped when freed.  As a helper for tests/integration/keys_*.sh:
  *
- *   key_hold hold SPEC [leak]  load a key like a consumer does, compute an
+ *   key_hold hold SPEC [leak]  load a key like a consumer does (SPEC names
+ *                              its form: raw:FILE, ...), compute an
  *                              HMAC with it, print "ready", wait for EOF on
  *                              stdin (the test dumps core meanwhile); with
  *                              "leak", also copy the key to ordinary heap
@@ -110,12 +111,16 @@ static int hold(const char *spec, bool leak)
 	static const uint8_t value[] = { 0x04, 0x04, 0xaa, 0xbb };
 	struct uevm_xattr_entry x = { "security.ima", value, sizeof(value) };
 	struct uevm_hmac_misc misc = { .ino = 12, .mode = 0100644 };
+	struct uevm_key_load_opts lo;
 	struct uevm_key *key;
 	uint8_t hmac[UEVM_HMAC_SIZE];
 	char c;
 
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	if (uevm_key_load(spec, &key)) {
+	/* As uevm's front-ends load keys: SPEC must name the key's form. */
+	uevm_key_load_opts_init(&lo);
+	lo.need_form = true;
+	if (uevm_key_load_ex(spec, &lo, &key, NULL)) {
 		fprintf(stderr, "key_hold: %s\n", uevm_last_error());
 		return 2;
 	}
