@@ -48,6 +48,9 @@ stop_uevmd() {
 
 umount_image() {
 	stop_uevmd
+	# A daemon a test left behind (a keeper killed under it): its config
+	# is this test's own.
+	pkill -9 -f -- "uevmd -c $CONF( |\$)" 2>/dev/null
 	if mountpoint -q "$MNT"; then
 		umount "$MNT" 2>/dev/null || umount -l "$MNT"
 	fi
