@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 12, adversarial review of uevmd: attacks by a local unprivileged
+# user (nobody) while uevmd runs, on what the earlier fixes left, each
+# written as the attacker makes it (tests/uevmd_attack_helper.c where a
+# shell is not enough).
+#
+#  1. Forged open flags.  uevmd reads openat2's flags back from the
+#     opener's memory (struct open_how), after the kernel copied them: a
+#     second thread rewrites them to O_TMPFILE, and an offline-planted
+#     setuid-root file, unlinked and opened again through /proc/self/fd
+#     (link count 0, as a new O_TMPFILE's), would pass as "new".
+source "$(dirname "$0")/../lib.sh"
+source "$TESTS_DIR/uevmd_lib.sh"
+
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+ID=$(type -P id)
+HELPER=$T/attack_helper
+chmod 711 "$T"		# nobody reaches the mount, not the key
+
+cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -o "$HELPER" \
+	"$TESTS_DIR/uevmd_attack_helper.c" || { fail "the attack helper builds"; exit 1; }
+chmod 755 "$HELPER"
+
+make_image 1G || { fail "loop-mounted ext4 image"; exit 1; }
+make_key "$T/key"
+write_policy
+mkdir -p "$MNT/home"
+chown 65534:65534 "$MNT/home"
+"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null || fail "the image is labelled"
+
+# ---- offline: the attacker plants a setuid-root binary in nobody's directory ---------------
+cp "$ID" "$MNT/home/planted"
+chown 0:0 "$MNT/home/planted"
+chmod 4755 "$MNT/home/planted"
+
+# One worker, which one user may hold whole: the helper keeps it busy with
+# a big file of its own while its forged open waits.
+write_conf "workers = 1" "worker_share = 1"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+
+# ---- 1. openat2 flags rewritten while the open waits ---------------------------------------
+"${NOBODY[@]}" truncate -s 512M "$MNT/home/big"
+out=$(cd "$MNT/home" && "${NOBODY[@]}" "$HELPER" forge-openat2 "$MNT/home" planted "$MNT/home/big" 2>&1)
+expect_match "forged openat2 flags: the planted file's open is refused" "^open: (EACCES|EPERM)$" "$out"
+expect_eq "forged openat2 flags: the planted setuid file never runs as root" "" \
+	"$(grep -x 0 <<<"$out")"
+# A deleted file's name ("... (deleted)") is logged in hex.
+hex=$(printf %s "$MNT/home/planted" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+check "  audit: missing-hash for the planted file" \
+	log_has "op=appraise_data cause=missing-hash .*name=$hex"
+
+# What must keep working: openat2 by a user, O_TMPFILE and appends.
+expect_eq "openat2(O_TMPFILE) by a user makes a file" ok \
+	"$(cd "$MNT/home" && "${NOBODY[@]}" "$HELPER" openat2-tmpfile "$MNT/home" "$MNT/home/tmpfile" "made")"
+expect_eq "  which then opens" ok "$("${NOBODY[@]}" cat "$MNT/home/tmpfile" >/dev/null 2>&1 && echo ok)"
+"${NOBODY[@]}" sh -c "echo one >'$MNT/home/appended'"
+expect_eq "openat2(O_WRONLY|O_APPEND) of a user's good file writes" ok \
+	"$("${NOBODY[@]}" "$HELPER" openat2-append "$MNT/home/appended" "two")"
+expect_eq "  and the changed file opens" "one two" \
+	"$("${NOBODY[@]}" cat "$MNT/home/appended" 2>&1 | tr "\n" " ")"
+
+stop_uevmd
+json=$("$UEVM" verify -v --json --hmac-key "$T/key" "$MNT/home/tmpfile" "$MNT/home/appended")
+expect_eq "offline: the files written with openat2 verify PASS" "pass pass" \
+	"$(jq -r '[.results[].status] | join(" ")' <<<"$json")"
