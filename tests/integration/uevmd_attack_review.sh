@@ -10,6 +10,11 @@
 #     second thread rewrites them to O_TMPFILE, and an offline-planted
 #     setuid-root file, unlinked and opened again through /proc/self/fd
 #     (link count 0, as a new O_TMPFILE's), would pass as "new".
+#  2. The --supervise keeper's channel.  Its child's pings (WATCHDOG=1)
+#     came over an abstract unix socket, "@uevmd-supervisor-PID", that any
+#     user sees in /proc/net/unix and can send to: a flood of datagrams
+#     filled it, the pings were lost, and the keeper killed a healthy
+#     daemon again and again (each restart refuses the opens it had).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -31,6 +36,7 @@ chown 65534:65534 "$MNT/home"
 
 # ---- offline: the attacker plants a setuid-root binary in nobody's directory ---------------
 cp "$ID" "$MNT/home/planted"
+echo "tampered offline" >"$MNT/home/planted.bad"
 chown 0:0 "$MNT/home/planted"
 chmod 4755 "$MNT/home/planted"
 
@@ -64,3 +70,30 @@ stop_uevmd
 json=$("$UEVM" verify -v --json --hmac-key "$T/key" "$MNT/home/tmpfile" "$MNT/home/appended")
 expect_eq "offline: the files written with openat2 verify PASS" "pass pass" \
 	"$(jq -r '[.results[].status] | join(" ")' <<<"$json")"
+
+# ---- 2. flooding the keeper's socket -------------------------------------------------------------
+# A 1 s watchdog (the keeper's own WatchdogSec): a lost ping shows quickly.
+WATCHDOG_USEC=1000000 start_uevmd --supervise || { fail "uevmd --supervise starts"; exit 1; }
+c1=$("$UEVM" status --socket "$SOCK" | sed -n 's/^pid: //p')
+# The attacker floods every abstract socket of uevmd it can see, from four
+# processes, for four seconds.
+"${NOBODY[@]}" timeout 4 /usr/bin/python3 - >"$T/flood.out" 2>&1 <<'EOF'
+import os, socket
+names = {l.split()[-1] for l in open("/proc/net/unix") if l.split()[-1].startswith("@uevmd")}
+print("targets:", " ".join(sorted(names)) or "none", flush=True)
+for _ in range(2):
+    os.fork()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.setblocking(False)
+while names:
+    for n in names:
+        try:
+            s.sendto(b"WATCHDOG=1", b"\0" + n[1:].encode())
+        except BlockingIOError:
+            pass
+EOF
+c2=$("$UEVM" status --socket "$SOCK" | sed -n 's/^pid: //p')
+expect_eq "a user's flood of the keeper's socket: the daemon keeps running" "$c1" "$c2"
+expect_eq "  the keeper killed nothing" "" "$(grep "killing it" "$T/uevmd.out")"
+expect_eq "  and the tampered file is still refused" EPERM "$(open_result "$MNT/home/planted.bad")"
+stop_uevmd
