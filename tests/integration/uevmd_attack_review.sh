@@ -15,6 +15,9 @@
 #     user sees in /proc/net/unix and can send to: a flood of datagrams
 #     filled it, the pings were lost, and the keeper killed a healthy
 #     daemon again and again (each restart refuses the opens it had).
+#  3. Pending opens: uevmd holds 1024; one user's threads blocked in
+#     opens of their own big file took them all, and every other open on
+#     the watched filesystem was refused at once (overload).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -37,6 +40,9 @@ chown 65534:65534 "$MNT/home"
 # ---- offline: the attacker plants a setuid-root binary in nobody's directory ---------------
 cp "$ID" "$MNT/home/planted"
 echo "tampered offline" >"$MNT/home/planted.bad"
+# nobody's big sparse file, unlabelled (made while uevmd is stopped: it is
+# hashed at each open, for far longer than the deadline, then refused).
+setpriv --reuid=65534 --regid=65534 --clear-groups -- truncate -s 64G "$MNT/home/huge"
 chown 0:0 "$MNT/home/planted"
 chmod 4755 "$MNT/home/planted"
 
@@ -96,4 +102,46 @@ c2=$("$UEVM" status --socket "$SOCK" | sed -n 's/^pid: //p')
 expect_eq "a user's flood of the keeper's socket: the daemon keeps running" "$c1" "$c2"
 expect_eq "  the keeper killed nothing" "" "$(grep "killing it" "$T/uevmd.out")"
 expect_eq "  and the tampered file is still refused" EPERM "$(open_result "$MNT/home/planted.bad")"
+stop_uevmd
+
+# ---- 3. one user's pending opens take every slot ---------------------------------------------------
+# uevmd keeps 1024 pending opens.  nobody opens one big sparse file of its
+# own from 1100 threads: one hashes it, the others wait for that hash.
+# Every slot taken, everyone else's opens were refused at once.  (With
+# the one worker of this configuration, which one user may hold whole: the
+# others' opens also need it back, in time.)
+start_uevmd || { fail "uevmd starts"; exit 1; }
+"${NOBODY[@]}" /usr/bin/python3 - "$MNT/home/huge" >"$T/slots.out" 2>&1 <<'EOF' &
+import os, sys, threading
+threading.stack_size(64 * 1024)
+def opener():
+    try:
+        os.close(os.open(sys.argv[1], os.O_RDONLY))
+    except OSError:
+        pass
+ts = [threading.Thread(target=opener) for _ in range(1100)]
+for t in ts:
+    t.start()
+print("started", flush=True)
+for t in ts:
+    t.join()
+EOF
+flood=$!
+# Wait until the threads are all blocked in their opens (or uevmd refused
+# some at once: the overload counter moves).
+for _ in $(seq 1 200); do
+	grep -q started "$T/slots.out" && break
+	sleep 0.05
+done
+for _ in $(seq 1 200); do
+	[ "$(status_field queued)" -ge 1000 ] || [ "$(status_field overload)" -gt 0 ] && break
+	sleep 0.05
+done
+expect_eq "one user's 1100 pending opens: root's open of a good file still works" ok \
+	"$(open_result "$MNT/home/appended")"
+expect_eq "  and root's tampered file is refused" EPERM "$(open_result "$MNT/home/planted.bad")"
+check "  the flood's refusal is logged, naming the user" \
+	log_has "user 65534 has [0-9]+ opens waiting.*refused"
+kill "$flood" 2>/dev/null
+wait "$flood" 2>/dev/null
 stop_uevmd
