@@ -18,6 +18,15 @@
 #  3. Pending opens: uevmd holds 1024; one user's threads blocked in
 #     opens of their own big file took them all, and every other open on
 #     the watched filesystem was refused at once (overload).
+#  4. Not holes, kept as tests: a tampered binary run through the
+#     dynamic loader (ld.so opens it: FILE_CHECK, MAY_READ), a tampered
+#     script given to sh (a read), and a tampered binary run through an
+#     overlay mounted by the user in a user namespace, its lower layer on
+#     the watched filesystem (the opens reach the real inode's filesystem)
+#     are refused under a policy that appraises FILE_CHECK.  Under one
+#     that appraises BPRM_CHECK only, the first two run: the kernel would
+#     need MMAP_CHECK (mmap with PROT_EXEC), which fanotify cannot see
+#     (uevmd(8), docs/threat-model.md).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -35,11 +44,17 @@ make_key "$T/key"
 write_policy
 mkdir -p "$MNT/home"
 chown 65534:65534 "$MNT/home"
+mkdir -p "$MNT/bin"
+cp "$ID" "$MNT/bin/tool"
+printf '#!/bin/sh\necho script ran\n' >"$MNT/bin/script.sh"
+chmod 755 "$MNT/bin/script.sh"
 "$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null || fail "the image is labelled"
 
 # ---- offline: the attacker plants a setuid-root binary in nobody's directory ---------------
 cp "$ID" "$MNT/home/planted"
 echo "tampered offline" >"$MNT/home/planted.bad"
+printf x >>"$MNT/bin/tool"		# a trailing byte: still runs
+echo "echo tampered ran" >>"$MNT/bin/script.sh"
 # nobody's big sparse file, unlabelled (made while uevmd is stopped: it is
 # hashed at each open, for far longer than the deadline, then refused).
 setpriv --reuid=65534 --regid=65534 --clear-groups -- truncate -s 64G "$MNT/home/huge"
@@ -145,3 +160,32 @@ check "  the flood's refusal is logged, naming the user" \
 kill "$flood" 2>/dev/null
 wait "$flood" 2>/dev/null
 stop_uevmd
+
+# ---- 4. other ways to run a tampered file ------------------------------------------------------------
+start_uevmd || { fail "uevmd starts"; exit 1; }
+LDSO=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+out=$("${NOBODY[@]}" "$LDSO" "$MNT/bin/tool" -u 2>&1)
+expect_match "a tampered binary run through ld.so: refused" "Operation not permitted|Permission denied" "$out"
+check "  audit: invalid-hash for it (FILE_CHECK)" \
+	log_has "cause=invalid-hash .*name=\"$MNT/bin/tool\""
+out=$("${NOBODY[@]}" sh "$MNT/bin/script.sh" 2>&1)
+expect_match "a tampered script given to sh: refused" "Operation not permitted|Permission denied" "$out"
+out=$("${NOBODY[@]}" unshare -Urm sh -c '
+	mount -t tmpfs t "$1" && mkdir "$1/u" "$1/w" "$1/o" &&
+	mount -t overlay overlay -o "lowerdir=$2,upperdir=$1/u,workdir=$1/w" "$1/o" || exit 9
+	"$1/o/tool" -u' sh "$MNT/home" "$MNT/bin" 2>&1)
+expect_match "a tampered binary run through a user's overlay (lower layer watched): refused" \
+	"Operation not permitted|Permission denied" "$out"
+stop_uevmd
+
+# The documented limit: with a policy that appraises only BPRM_CHECK (the
+# kernel's would add MMAP_CHECK, which fanotify cannot see), the loader
+# maps the tampered binary unappraised.
+printf 'appraise func=BPRM_CHECK\n' >"$T/policy"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_match "BPRM_CHECK only: the tampered binary run directly is refused" \
+	"Operation not permitted|Permission denied" "$("${NOBODY[@]}" "$MNT/bin/tool" -u 2>&1)"
+expect_eq "BPRM_CHECK only: through ld.so it runs (no MMAP_CHECK in userspace: documented)" \
+	65534 "$("${NOBODY[@]}" "$LDSO" "$MNT/bin/tool" -u 2>&1)"
+stop_uevmd
+write_policy
