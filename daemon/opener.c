@@ -7,6 +7,12 @@
  * (open, openat, creat, openat2 through its struct open_how,
  * open_by_handle_at, execve).  The access mask is then built as the
  * kernel's build_open_flags() builds acc_mode for ima_file_check().
+ *
+ * The registers are the call's own, but openat2's flags live in the
+ * opener's memory, which the kernel copied at the call: another thread of
+ * the opener can rewrite them while the open waits for us.  What they
+ * claim beyond a read is believed only when the kernel confirms it (see
+ * opener_confirm_write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,7 +53,7 @@ static bool read_open_how(pid_t tid, uint64_t addr, uint64_t *flags)
 	return true;
 }
 
-int opener_access(pid_t tid, int *mask, int *oflags, bool *exec)
+int opener_access(pid_t tid, int *mask, int *oflags, bool *exec, bool *from_memory)
 {
 	char path[48], buf[512];
 	unsigned long long a[6] = { 0 };
@@ -58,6 +64,7 @@ int opener_access(pid_t tid, int *mask, int *oflags, bool *exec)
 	*mask = MAY_READ;	/* unknown: appraised as a read (never skipped) */
 	*oflags = 0;
 	*exec = false;
+	*from_memory = false;
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
 	/* The event can reach us before the opener has gone to sleep waiting
 	 * for the answer; until it does, the kernel shows "running". */
@@ -99,6 +106,7 @@ int opener_access(pid_t tid, int *mask, int *oflags, bool *exec)
 		if (!read_open_how(tid, a[2], &f))
 			return -EIO;
 		*oflags = (int)f;
+		*from_memory = true;
 		break;
 	}
 #endif
@@ -147,10 +155,37 @@ bool object_born(const struct uevm_file *f)
 	       !has_xattr(f->fd, "security.capability");
 }
 
-/* An O_TMPFILE open makes its inode (no name, no link yet): the one open
- * the kernel reports while the new inode has no link. */
-bool open_made_tmpfile(const struct uevm_file *f, int oflags)
+/*
+ * Flags read from the opener's memory that claim more than a read (write
+ * access, O_TMPFILE, which implies it) hold only if the inode has a writer
+ * now: the kernel takes the open's write access before it reports the
+ * open.  Otherwise the open is a read (the claim was rewritten after the
+ * kernel copied the flags).  A writer that is not this open leaves the
+ * claim standing; what it could still win is checked where it is used.
+ */
+void opener_confirm_write(int fd, int *mask, int *oflags)
+{
+	if (!(*mask & (MAY_WRITE | MAY_APPEND)) && (*oflags & O_TMPFILE) != O_TMPFILE)
+		return;
+	if (writers_open(fd) == 1)
+		return;
+	*mask = MAY_READ;
+	*oflags = O_RDONLY;
+}
+
+/*
+ * An O_TMPFILE open makes its inode (no name, no link yet): the one open
+ * the kernel reports while the new inode has no link.  A file unlinked
+ * while someone holds it (an O_PATH descriptor, opened again through
+ * /proc/self/fd) has no link either, so the inode must also look just
+ * made: empty, no label, owned by the opener (CRED: its euid, the fsuid
+ * of nearly every process).
+ */
+bool open_made_tmpfile(const struct uevm_file *f, int oflags,
+		       const struct integrity_cred *cred)
 {
 	return (oflags & O_TMPFILE) == O_TMPFILE && S_ISREG(f->st.st_mode) &&
-	       f->st.st_nlink == 0;
+	       f->st.st_nlink == 0 && f->st.st_size == 0 && f->st.st_uid == cred->euid &&
+	       !has_xattr(f->fd, XATTR_NAME_IMA) && !has_xattr(f->fd, XATTR_NAME_EVM) &&
+	       !has_xattr(f->fd, "security.capability");
 }

@@ -10,7 +10,10 @@
  * waiting: a user (real uid) holds at most `share` workers, leaving the
  * rest to others; and an inode is appraised by one worker at a time (a
  * second open of a file being hashed waits for that result instead of
- * hashing it again).  A slot is answered exactly once - by its worker, or
+ * hashing it again).  Nor can one user take every slot: past
+ * USER_SLOTS pending opens, that user's next ones are refused at once
+ * (never allowed: they were not appraised), and the rest stay for
+ * others.  A slot is answered exactly once - by its worker, or
  * by the watchdog when the deadline passed, which then also stops the
  * worker's hashing if others are waiting - and its event fd is closed only
  * by the worker that took it (or by the reader when there was no slot).
@@ -30,6 +33,8 @@
 #include "uevmd.h"
 
 #define NSLOTS 1024
+/* Pending opens one user may have; the rest are kept for others. */
+#define USER_SLOTS (NSLOTS * 3 / 4)
 
 static struct perm_slot slots[NSLOTS];
 static int free_list[NSLOTS], n_free;
@@ -40,6 +45,7 @@ static pthread_cond_t qcond = PTHREAD_COND_INITIALIZER;
 static pthread_t reader;
 static pthread_t *workers;
 static int n_workers, share;
+static uint32_t last_user = (uint32_t)-1;	/* whose open a worker took last */
 static atomic_llong heartbeat;
 static bool queue_stop, reader_started;
 
@@ -170,9 +176,44 @@ bool perm_answer(struct perm_slot *sl, bool allow, bool audit)
 	return true;
 }
 
+/* Has user UID its share of the slots already?  (Under qlock; counted
+ * only when few are left.) */
+static bool user_full(uint32_t uid)
+{
+	int n = 0;
+
+	if (n_free > NSLOTS - USER_SLOTS)
+		return false;
+	for (int i = 0; i < NSLOTS; i++)
+		n += slots[i].state != SLOT_FREE && slots[i].have_cred &&
+		     slots[i].cred.uid == uid;
+	return n >= USER_SLOTS;
+}
+
+/* Say why opens are refused unseen, at most once a second. */
+static void overload_note(const struct fanotify_event_metadata *m, bool full, uint32_t uid)
+{
+	static int64_t last;
+	int64_t now = mono_ns();
+	char path[256];
+
+	if (now - last < 1000000000LL)
+		return;
+	last = now;
+	fd_path(m->fd, path, sizeof(path));
+	if (full)
+		ulog(LOG_WARNING, "%d opens waiting: %s (pid %d) and others refused unseen",
+		     NSLOTS, path, (int)m->pid);
+	else
+		ulog(LOG_WARNING, "user %u has %d opens waiting: its open of %s (pid %d) "
+		     "and others refused unseen", uid, USER_SLOTS, path, (int)m->pid);
+}
+
 static void dispatch(const struct fanotify_event_metadata *m)
 {
+	struct integrity_cred cred;
 	struct perm_slot *sl;
+	bool have_cred;
 	struct stat st;
 
 	if (m->mask & FAN_Q_OVERFLOW) {
@@ -188,17 +229,27 @@ static void dispatch(const struct fanotify_event_metadata *m)
 		atomic_fetch_add(&D->st.own, 1);
 		return;
 	}
+	/* Whose open of what: the opener is blocked in it, so this reads
+	 * the credentials it opens with.  An opener already gone (or a
+	 * stat that fails) is its own user and inode: nothing to share. */
+	have_cred = integrity_cred_from_pid(m->pid, &cred) == 0;
 	pthread_mutex_lock(&qlock);
-	if (!n_free) {
+	if (!n_free || (have_cred && user_full(cred.uid))) {
+		bool full = !n_free;
+
 		pthread_mutex_unlock(&qlock);
-		/* Every slot is taken (workers stuck): the default now,
-		 * rather than a host waiting on us. */
+		/* Every slot is taken (workers stuck), or this user has
+		 * its share of them: the default now, rather than a host
+		 * waiting on us. */
 		respond(m->fd, response_bits(perm_late_allow(), true));
+		overload_note(m, full, have_cred ? cred.uid : (uint32_t)-1);
 		close(m->fd);
 		atomic_fetch_add(&D->st.overload, 1);
 		return;
 	}
 	sl = &slots[free_list[--n_free]];
+	sl->have_cred = have_cred;
+	sl->cred = cred;
 	pthread_mutex_unlock(&qlock);
 	sl->fd = m->fd;
 	sl->tid = m->pid;
@@ -207,10 +258,6 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	sl->started = 0;
 	sl->cancel = 0;
 	atomic_store(&sl->answered, 0);
-	/* Whose open of what: the opener is blocked in it, so this reads
-	 * the credentials it opens with.  An opener already gone (or a
-	 * stat that fails) is its own user and inode: nothing to share. */
-	sl->have_cred = integrity_cred_from_pid(m->pid, &sl->cred) == 0;
 	if (fstat(m->fd, &st) == 0) {
 		sl->dev = st.st_dev;
 		sl->ino = st.st_ino;
@@ -342,8 +389,16 @@ struct perm_slot *perm_next(int worker)
 	pthread_mutex_lock(&qlock);
 	running[worker] = -1;
 	for (;;) {
+		/* Oldest first, but of another user than the one served
+		 * last when there is one: a user with hundreds of opens
+		 * queued must not go first again each time a worker frees. */
 		for (int i = q_head; i >= 0; i = slots[i].next) {
-			if (eligible(&slots[i])) {
+			if (!eligible(&slots[i]))
+				continue;
+			if (!sl)
+				sl = &slots[i];
+			if (atomic_load(&slots[i].answered) || user_of(&slots[i]) != last_user ||
+			    !slots[i].have_cred) {
 				sl = &slots[i];
 				break;
 			}
@@ -356,6 +411,8 @@ struct perm_slot *perm_next(int worker)
 	}
 	if (sl) {
 		unqueue(sl);
+		if (!atomic_load(&sl->answered))
+			last_user = user_of(sl);
 		sl->state = SLOT_RUNNING;
 		sl->started = mono_ns();
 		running[worker] = (int)(sl - slots);

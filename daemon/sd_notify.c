@@ -4,8 +4,10 @@
  * to $NOTIFY_SOCKET ("@name" is an abstract socket) with "READY=1",
  * "WATCHDOG=1", "STATUS=...", "STOPPING=1", and "FDSTORE=1" with a
  * descriptor for the service manager to keep and give back at a restart
- * ($LISTEN_FDS, $LISTEN_FDNAMES).  Without the variable (not started by
- * systemd or by `uevmd --supervise`) every call is a no-op.
+ * ($LISTEN_FDS, $LISTEN_FDNAMES).  Under `uevmd --supervise` the same
+ * messages go over a socket pair the keeper made ($UEVMD_NOTIFY_FD): no
+ * one else can write to it.  Without either (not started by systemd or
+ * by the keeper) every call is a no-op.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,10 +20,25 @@
 #include <unistd.h>
 #include "uevmd.h"
 
-/* One datagram to $NOTIFY_SOCKET, with descriptors (SCM_RIGHTS) if any. */
+/* The keeper's socket pair, or -1. */
+static int keeper_fd(void)
+{
+	const char *e = getenv("UEVMD_NOTIFY_FD"), *k = getenv("UEVMD_SUPERVISED");
+	char *end;
+	long fd;
+
+	if (!e || !k || strcmp(k, "1"))
+		return -1;
+	fd = strtol(e, &end, 10);
+	return *e && !*end && fd >= 3 && fd < 65536 ? (int)fd : -1;
+}
+
+/* One datagram to $NOTIFY_SOCKET (or the keeper), with descriptors
+ * (SCM_RIGHTS) if any. */
 static int notify_send(const char *msg, const int *fds, int nfds)
 {
 	const char *e = getenv("NOTIFY_SOCKET");
+	int kfd = keeper_fd();
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	union {
 		struct cmsghdr h;
@@ -32,15 +49,10 @@ static int notify_send(const char *msg, const int *fds, int nfds)
 	size_t n;
 	int fd, ret = 0;
 
-	if (!e || !*e)
+	if (kfd < 0 && (!e || !*e))
 		return 0;
-	n = strlen(e);
-	if ((e[0] != '/' && e[0] != '@') || n >= sizeof(sa.sun_path) || nfds > 8)
+	if (nfds > 8)
 		return -EINVAL;
-	memcpy(sa.sun_path, e, n);
-	if (e[0] == '@')
-		sa.sun_path[0] = '\0';
-	mh.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (e[0] == '/'));
 	if (nfds > 0) {
 		struct cmsghdr *c;
 
@@ -53,6 +65,17 @@ static int notify_send(const char *msg, const int *fds, int nfds)
 		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
 	}
+	if (kfd >= 0) {
+		mh.msg_name = NULL;
+		return sendmsg(kfd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -errno : 0;
+	}
+	n = strlen(e);
+	if ((e[0] != '/' && e[0] != '@') || n >= sizeof(sa.sun_path))
+		return -EINVAL;
+	memcpy(sa.sun_path, e, n);
+	if (e[0] == '@')
+		sa.sun_path[0] = '\0';
+	mh.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (e[0] == '/'));
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -88,7 +111,7 @@ bool sd_fdstore_available(void)
 {
 	const char *e = getenv("FDSTORE"), *k = getenv("UEVMD_SUPERVISED");
 
-	return getenv("NOTIFY_SOCKET") && e && strtol(e, NULL, 10) > 0 &&
+	return keeper_fd() >= 0 && e && strtol(e, NULL, 10) > 0 &&
 	       k && !strcmp(k, "1");
 }
 

@@ -7,7 +7,8 @@
  * closes the group and allows every pending and later open: a killed uevmd
  * fails open.  A group lives as long as any process holds it, though.  So
  * this small process forks the daemon, keeps a copy of the groups the
- * daemon hands it (the systemd protocol: FDSTORE=1 on $NOTIFY_SOCKET), and
+ * daemon hands it (the systemd protocol: FDSTORE=1, over a socket pair of
+ * its own, $UEVMD_NOTIFY_FD in the daemon), and
  * when the daemon dies restarts it at once, giving the groups back
  * ($LISTEN_FDS).  Meanwhile opens wait in the kernel instead of being
  * allowed; the new daemon refuses those its predecessor had taken but not
@@ -17,7 +18,9 @@
  * exec: nothing is loaded from a watched filesystem while no one answers;
  * for the same reason systemd's own store cannot be used, since systemd
  * restarts a service by executing it), and trusts only messages from its
- * own child, as root.  The daemon pings it (WATCHDOG=1): one that stops
+ * own child, as root.  The channel is a socket pair, not a named socket:
+ * a socket others can reach can be flooded, and the child's pings lost in
+ * the flood made the keeper kill a healthy daemon.  The daemon pings it (WATCHDOG=1): one that stops
  * is killed and restarted.  It gives up - closing the groups, so the
  * kernel allows opens again - when the daemon fails three times in a row
  * before it is ready, or restarts more than five times in ten seconds.
@@ -45,7 +48,6 @@
 
 static struct { char name[32]; int fd; } stored[MAX_STORED];
 static int nstored;
-static char sock_name[64];
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -148,15 +150,21 @@ static bool receive(int sock, pid_t child)
 
 /* In the child: the stored groups become descriptors 3, 4, ... and the
  * environment says so, as systemd does at a restart. */
-static void child_setup(int sock, int sfd, const sigset_t *old, uint64_t wd_usec)
+static void child_setup(int sock, int child_end, int sfd, const sigset_t *old,
+			uint64_t wd_usec)
 {
 	char names[256] = "", num[32];
 	int tmp[MAX_STORED];
+
+	int end;
 
 	close(sock);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	/* Moved out of the way first: 3.. may be taken by the copies. */
+	end = fcntl(child_end, F_DUPFD_CLOEXEC, 64);
+	close(child_end);
+	child_end = end;
 	for (int i = 0; i < nstored; i++)
 		tmp[i] = fcntl(stored[i].fd, F_DUPFD_CLOEXEC, 64);
 	for (int i = 0; i < nstored; i++) {
@@ -166,7 +174,10 @@ static void child_setup(int sock, int sfd, const sigset_t *old, uint64_t wd_usec
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 i ? ":" : "", stored[i].name);
 	}
-	setenv("NOTIFY_SOCKET", sock_name, 1);
+	/* Our end of the pair, not our manager's socket (ours alone). */
+	unsetenv("NOTIFY_SOCKET");
+	snprintf(num, sizeof(num), "%d", child_end);
+	setenv("UEVMD_NOTIFY_FD", num, 1);
 	setenv("FDSTORE", "4", 1);
 	setenv("UEVMD_SUPERVISED", "1", 1);
 	/* The daemon pings us; one that stops (a reader that stopped, a
@@ -199,9 +210,8 @@ static int64_t now_s(void)
 
 int supervise(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int64_t restarts_at[6] = { 0 };
-	int sock, sfd, one = 1, failures = 0, nrestarts = 0, status = 0;
+	int sock = -1, sfd, one = 1, failures = 0, nrestarts = 0, status = 0;
 	bool stopping = false, ready = false, told_ready = false;
 	/* Our own manager's watchdog (systemd's WatchdogSec), else 30 s for
 	 * the daemon's pings to us. */
@@ -217,13 +227,7 @@ int supervise(void)
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	snprintf(sock_name, sizeof(sock_name), "@uevmd-supervisor-%d", (int)getpid());
-	memcpy(sa.sun_path + 1, sock_name + 1, strlen(sock_name) - 1);
-	if (sfd < 0 || sock < 0 ||
-	    setsockopt(sock, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-	    bind(sock, (struct sockaddr *)&sa,
-		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(sock_name))) < 0) {
+	if (sfd < 0) {
 		say("cannot set up: %m");
 		exit(1);
 	}
@@ -237,15 +241,27 @@ int supervise(void)
 		}
 	}
 	for (;;) {
+		int pair[2];
+
+		/* A new pair for each child: nothing an old one left queued. */
+		if (sock >= 0)
+			close(sock);
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0 ||
+		    setsockopt(pair[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+			say("cannot set up: %m");
+			break;
+		}
+		sock = pair[0];
 		child = fork();
 		if (child < 0) {
 			say("cannot start uevmd: %m");
 			break;
 		}
 		if (child == 0) {
-			child_setup(sock, sfd, &old, wd);
+			child_setup(sock, pair[1], sfd, &old, wd);
 			return 0;
 		}
+		close(pair[1]);
 		ready = false;
 		last_ping = mono_us();
 		for (;;) {

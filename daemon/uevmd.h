@@ -247,12 +247,16 @@ int64_t perm_expire(int64_t now);
 int64_t perm_reader_heartbeat(void);
 
 /* Access mask and open flags of the open a blocked thread is making, from
- * /proc/TID/syscall (fanotify's event fd carries the listener's flags). */
-int opener_access(pid_t tid, int *mask, int *oflags, bool *exec);
+ * /proc/TID/syscall (fanotify's event fd carries the listener's flags).
+ * FROM_MEMORY: the flags were read from the opener's memory (openat2),
+ * where it can rewrite them: pass them through opener_confirm_write(). */
+int opener_access(pid_t tid, int *mask, int *oflags, bool *exec, bool *from_memory);
+void opener_confirm_write(int fd, int *mask, int *oflags);
 /* FAN_CREATE's object: a regular file, one link, no label (opener.c). */
 bool object_born(const struct uevm_file *f);
 /* The open that made F with O_TMPFILE (the kernel's FMODE_CREATED). */
-bool open_made_tmpfile(const struct uevm_file *f, int oflags);
+bool open_made_tmpfile(const struct uevm_file *f, int oflags,
+		       const struct integrity_cred *cred);
 /* Path of an fd for messages and measurement names. */
 void fd_path(int fd, char *buf, size_t len);
 

@@ -145,7 +145,7 @@ void worker_handle(struct perm_slot *sl)
 	struct stat before;
 	enum ima_hooks func;
 	int mask, oflags = 0, rc;
-	bool exec_open;
+	bool exec_open, from_memory;
 
 	if (atomic_load(&sl->answered))
 		return;		/* the watchdog gave up on this one */
@@ -164,10 +164,12 @@ void worker_handle(struct perm_slot *sl)
 		mask = MAY_EXEC;
 	} else {
 		func = FILE_CHECK;
-		opener_access(sl->tid, &mask, &oflags, &exec_open);
+		opener_access(sl->tid, &mask, &oflags, &exec_open, &from_memory);
+		if (from_memory)
+			opener_confirm_write(f.fd, &mask, &oflags);
 		/* Only the open that made the inode creates it (FMODE_CREATED);
 		 * a file an O_CREAT open made is known by its FAN_CREATE. */
-		ev.created = open_made_tmpfile(&f, oflags);
+		ev.created = open_made_tmpfile(&f, oflags, &cred);
 	}
 	ev.file = &f;
 	ev.cred = &cred;
