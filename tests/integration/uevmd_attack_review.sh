@@ -48,7 +48,7 @@ mkdir -p "$MNT/bin"
 cp "$ID" "$MNT/bin/tool"
 printf '#!/bin/sh\necho script ran\n' >"$MNT/bin/script.sh"
 chmod 755 "$MNT/bin/script.sh"
-"$UEVM" label -r --hmac-key "$T/key" "$MNT" >/dev/null || fail "the image is labelled"
+"$UEVM" label -r --hmac-key "raw:$T/key" "$MNT" >/dev/null || fail "the image is labelled"
 
 # ---- offline: the attacker plants a setuid-root binary in nobody's directory ---------------
 cp "$ID" "$MNT/home/planted"
@@ -88,7 +88,7 @@ expect_eq "  and the changed file opens" "one two" \
 	"$("${NOBODY[@]}" cat "$MNT/home/appended" 2>&1 | tr "\n" " ")"
 
 stop_uevmd
-json=$("$UEVM" verify -v --json --hmac-key "$T/key" "$MNT/home/tmpfile" "$MNT/home/appended")
+json=$("$UEVM" verify -v --json --hmac-key "raw:$T/key" "$MNT/home/tmpfile" "$MNT/home/appended")
 expect_eq "offline: the files written with openat2 verify PASS" "pass pass" \
 	"$(jq -r '[.results[].status] | join(" ")' <<<"$json")"
 
