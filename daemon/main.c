@@ -454,6 +454,18 @@ int main(int argc, char **argv)
 	if (D->stale_denied)
 		ulog(LOG_WARNING, "restarted: %ld opens left pending by the previous uevmd "
 		     "were refused (not appraised)", D->stale_denied);
+	/* Creations are watched from the first moment: a file is new only
+	 * if its FAN_CREATE was seen, and files made while uevmd starts up
+	 * (a logger answering its first messages) are new too.  The events
+	 * wait in the group until the notifier runs. */
+	for (int i = 0; !check && i < D->cfg.nmounts; i++)
+		if ((ret = open_watch(D->cfg.mounts[i], false)))
+			goto fail;
+	for (int i = 0; !check && i < D->cfg.nfilesystems; i++)
+		if ((ret = open_watch(D->cfg.filesystems[i], true)))
+			goto fail;
+	if (!check && D->cfg.label_updates && (ret = notify_init()))
+		goto fail;
 	if ((ret = setup_integrity()) || (ret = setup_measurements()))
 		goto fail;
 	if (check) {
@@ -462,15 +474,9 @@ int main(int argc, char **argv)
 		teardown();
 		return 0;
 	}
-	for (int i = 0; i < D->cfg.nmounts; i++)
-		if ((ret = open_watch(D->cfg.mounts[i], false)))
-			goto fail;
-	for (int i = 0; i < D->cfg.nfilesystems; i++)
-		if ((ret = open_watch(D->cfg.filesystems[i], true)))
-			goto fail;
 	if ((ret = tree_start()) || (ret = control_start()))
 		goto fail;
-	if (D->cfg.label_updates && ((ret = notify_init()) || (ret = notify_start())))
+	if (D->cfg.label_updates && (ret = notify_start()))
 		goto fail;
 	if ((ret = perm_init()) || (ret = perm_start()) || (ret = perm_add_marks()) ||
 	    (ret = watchdog_start()))
