@@ -42,6 +42,11 @@ struct ufs_inode {
 	struct ufs_inode *dirty_next;	/* on ufs.dirty (dirty_lock) */
 	bool dirty;			/* on ufs.dirty (dirty_lock) */
 	int pinned;			/* being flushed (dirty_lock) */
+	/* Pages written through the mount, for the kernel to drop
+	 * (ops_shared.c; dirty_lock): on ufs.inval while queued. */
+	struct ufs_inode *inval_next;
+	bool inval_queued;
+	off_t inval_lo, inval_hi;
 	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
 	atomic_uint readers;		/* open files not open for writing */
 	/* While written through the mount (behind.c, own_lock): */
@@ -69,6 +74,7 @@ struct ufs {
 	pthread_mutex_t dirty_lock;
 	pthread_cond_t dirty_cond;
 	struct ufs_inode *dirty;	/* inodes with a shared writer */
+	struct ufs_inode *inval;	/* inodes with written pages cached */
 	bool flusher_run;
 	pthread_t flusher;
 	struct fuse_session *se;

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# An adversarial review of uevmfs after issue 12, each finding as the
+# attack a local unprivileged user (nobody) makes through the mount:
+#  - fastopen: content a user just wrote through the mount is read or
+#    executed before uevmfs relabelled it -- from the writer's own
+#    descriptor or from the kernel's page cache, which the writes filled.
+#    A program nobody writes and runs at once must still meet a policy
+#    that asks for signatures (refused, audited), and what root reads
+#    right after nobody wrote it must be measured with that content.
+source "$(dirname "$0")/../lib.sh"
+source "$TESTS_DIR/uevmfs-lib.sh"
+
+KEY=$T/key
+make_key "$KEY"
+S=$T/src
+M=$T/mnt
+mkdir -p "$S/u" "$M"
+chown 65534:65534 "$S/u"
+chmod 711 "$T"	# nobody reaches the mount point
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# Whole pages, so that the writes leave them up to date in the page cache.
+payload() {	# file text
+	{ printf '#!/bin/sh\necho %s\n' "$2"; head -c 8192 /dev/zero | tr '\0' '#'; } |
+		head -c 8192 >"$1"
+	chmod 644 "$1"
+}
+
+# ---- fastopen: written content is checked before it is read or run -------------------------
+printf '%s\n' 'appraise func=BPRM_CHECK appraise_type=imasig' \
+	'measure func=BPRM_CHECK' 'measure func=FILE_CHECK mask=^MAY_READ' >"$T/sig.policy"
+payload "$T/prog" "UNSIGNED PROGRAM RAN"
+payload "$T/data" "data nobody wrote"
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog,policy=$T/sig.policy,fastopen,write_idle=30" ||
+	exit 1
+out=$(as_nobody sh -c "cat '$T/prog' >'$M/u/prog' && chmod 755 '$M/u/prog' && '$M/u/prog'" 2>&1)
+expect_match "fastopen: an unsigned program nobody writes and runs at once is refused" \
+	"Permission denied" "$out"
+expect_eq "fastopen: ... it did not run" "" "$(grep -F 'UNSIGNED PROGRAM RAN' <<<"$out")"
+expect_match "fastopen: ... audited by its name (cause=IMA-signature-required)" \
+	'op=appraise_data cause=IMA-signature-required' \
+	"$(ufs_records IMA-signature-required "$M/u/prog")"
+expect_match "fastopen: ... and the same when run again" "Permission denied" \
+	"$(as_nobody "$M/u/prog" 2>&1)"
+
+as_nobody sh -c "cat '$T/data' >'$M/u/data'"
+expect_eq "fastopen: root reads what nobody has just written" "$(sha256sum <"$T/data")" \
+	"$(sha256sum <"$M/u/data")"
+expect_match "fastopen: ... and that content is measured" \
+	" ima-ng sha256:$(sha256sum "$T/data" | cut -d' ' -f1) $M/u/data\$" \
+	"$("$UEVM" measurements show "$T/ml")"
+ufs_umount "$M"
