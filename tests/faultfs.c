@@ -4,10 +4,13 @@
  * fails chosen operations on chosen files with chosen errnos, for the
  * fault tests (tests/integration/fault_*.sh).  Not part of uevm.
  *
- *   faultfs RULES BACKDIR MOUNTPOINT [--direct-io] [fuse options]
+ *   faultfs RULES BACKDIR MOUNTPOINT [--direct-io] [--owner UID] [fuse options]
  *
  * It stays in the foreground.  --direct-io bypasses the page cache, so
  * that a loop device over a file here sees every injected read error.
+ * --owner UID reports every object as owned by UID, whoever owns it in
+ * BACKDIR: what any FUSE daemon may claim about its files.  MOUNTPOINT
+ * may be /dev/fd/N, a /dev/fuse descriptor mounted by someone else.
  *
  * RULES is re-read whenever its mtime changes, so that a test can change
  * the faults without remounting.  One rule a line, '#' starts a comment:
@@ -61,6 +64,7 @@ static struct rule rules[MAX_RULES];
 static int nrules;
 static struct timespec rules_mtime;
 static bool direct_io;	/* --direct-io: no page cache, every read comes here */
+static long owner = -1;	/* --owner UID: the owner every object claims */
 
 static const struct { const char *name; int err; } errnos[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
@@ -197,6 +201,8 @@ static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		BACK(path);
 		r = lstat(bp, st);
 	}
+	if (r == 0 && owner >= 0)
+		st->st_uid = (uid_t)owner;
 	return r < 0 ? -errno : 0;
 }
 
@@ -468,6 +474,8 @@ int main(int argc, char **argv)
 	for (int i = 4; i < argc; i++) {
 		if (!strcmp(argv[i], "--direct-io"))
 			direct_io = true;
+		else if (!strcmp(argv[i], "--owner") && i + 1 < argc)
+			owner = strtol(argv[++i], NULL, 10);
 		else
 			fargv[fargc++] = argv[i];
 	}
