@@ -52,3 +52,17 @@ expect_match "fastopen: ... and that content is measured" \
 	" ima-ng sha256:$(sha256sum "$T/data" | cut -d' ' -f1) $M/u/data\$" \
 	"$("$UEVM" measurements show "$T/ml")"
 ufs_umount "$M"
+
+# ---- the control tree: capabilities held only in a user namespace ---------------------------
+# /proc/PID/status shows a process's capabilities in its own user
+# namespace; the kernel's securityfs asks for them in the initial one.
+# root inside a new user namespace (uid 0 mapped to 0: DAC still lets it
+# open the root-owned 0600 file) holds CAP_SYS_ADMIN only there.
+C=$T/sec
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,audit_log=$T/audit.log,nosyslog,securityfs=$C" || exit 1
+expect_match "the control tree: root reads ima/policy" "^appraise" "$(cat "$C/ima/policy")"
+expect_match "the control tree: root in a user namespace of its own may not (EPERM, as securityfs)" \
+	"Operation not permitted" "$(unshare -Ur cat "$C/ima/policy" 2>&1)"
+expect_match "the control tree: nor may nobody in a user namespace of theirs" \
+	"Permission denied|Operation not permitted" "$(as_nobody unshare -Ur cat "$C/ima/policy" 2>&1)"
+ufs_umount "$M"
