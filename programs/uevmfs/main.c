@@ -684,6 +684,7 @@ int main(int argc, char **argv)
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
 	ufs.fastopen = o.fastopen;
+	ufs.singlethread = o.singlethread;
 	ufs.write_idle = o.write_idle;
 	if (!(o.write_idle >= 0 && o.write_idle <= 3600)) {
 		fprintf(stderr, "uevmfs: write_idle=%g: not between 0 and 3600 seconds\n",

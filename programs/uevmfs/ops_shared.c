@@ -21,15 +21,19 @@
  *    PASS for content they do not describe.
  *  - written content is never served unchecked: a READ of a file that
  *    has a writer ends the writer first (the relabel its close would do)
- *    and then checks the content as any first read; and the pages a WRITE
- *    left in the kernel's cache (up to date: a read or exec would take
- *    them without asking) are dropped right after its reply, by the
- *    flusher thread (dropping them may wait for requests the workers
- *    serve, so never from a worker).  What remains is the instant between
- *    a WRITE's reply and that drop (see uevmfs(8)).
+ *    and then checks the content as any first read.  The pages a WRITE
+ *    leaves in the kernel's cache are up to date: a read or exec would
+ *    take them without asking.  The kernel drops them when it next sees
+ *    the file's mtime changed (auto_inval_data), except after a SETATTR,
+ *    whose reply brings the new mtime in without dropping anything: so a
+ *    SETATTR drops them before its reply, and the flusher drops what each
+ *    WRITE wrote right after its reply (for a change within one timestamp
+ *    tick; from the flusher, as dropping pages may wait for requests the
+ *    workers serve).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,10 +104,13 @@ static void dirty_del(struct ufs_inode *in)
 }
 
 /* The pages [OFF, OFF + LEN) of IN were written through the mount: have
- * the flusher tell the kernel to drop them. */
+ * the flusher tell the kernel to drop them.  (The kernel drops them
+ * itself when it next sees the file's mtime changed; this covers a change
+ * within one timestamp tick, on filesystems without fine-grained ones.) */
 static void inval_add(struct ufs_inode *in, off_t off, size_t len)
 {
-	off_t end = off + (off_t)len;
+	/* LEN 0: to the end of the file. */
+	off_t end = len ? off + (off_t)len : INT64_MAX;
 
 	pthread_mutex_lock(&ufs.dirty_lock);
 	if (!in->inval_queued) {
@@ -120,6 +127,22 @@ static void inval_add(struct ufs_inode *in, off_t off, size_t len)
 			in->inval_hi = end;
 	}
 	pthread_mutex_unlock(&ufs.dirty_lock);
+}
+
+/* A SETATTR (chmod, utimes, truncate) of IN: its reply brings the new
+ * mtime into the kernel's attribute cache without dropping any page, and
+ * a changed mtime was what made the kernel drop pages a write left
+ * (auto_inval_data).  So they are dropped here, before the reply -- by the
+ * flusher when single-threaded, where dropping a dirty page of a shared
+ * mapping would wait for a WRITE no other worker could serve. */
+void ufs_shared_setattr(struct ufs_inode *in)
+{
+	if (!S_ISREG(in->type) || !ufs.se)
+		return;
+	if (ufs.singlethread)
+		inval_add(in, 0, 0);
+	else
+		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
 }
 
 /* Take IN off the drop queue (call with dirty_lock held). */
@@ -461,7 +484,8 @@ static void *flusher_main(void *arg)
 			inval_del(ufs.inval);
 			pthread_mutex_unlock(&ufs.dirty_lock);
 			if (ufs.se)
-				fuse_lowlevel_notify_inval_inode(ufs.se, ino, lo, hi - lo);
+				fuse_lowlevel_notify_inval_inode(ufs.se, ino, lo,
+								 hi == INT64_MAX ? 0 : hi - lo);
 			pthread_mutex_lock(&ufs.dirty_lock);
 			continue;
 		}

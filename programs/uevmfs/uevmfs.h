@@ -70,6 +70,7 @@ struct ufs {
 	 * appraised at the first READ, writes relabelled after write_idle
 	 * seconds without writes, at fsync, forget and unmount. */
 	bool fastopen;
+	bool singlethread;		/* -s: one worker */
 	double write_idle;
 	pthread_mutex_t dirty_lock;
 	pthread_cond_t dirty_cond;
@@ -219,6 +220,8 @@ void ufs_file_unregister(struct ufs_file *fh);
 int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
+/* Before a SETATTR of IN is answered: its cached pages dropped. */
+void ufs_shared_setattr(struct ufs_inode *in);
 /* May fastopen serve policy P (no rule depends on the caller)?  0, or
  * -EPERM with the rule and the reason in WHY. */
 int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);

@@ -35,15 +35,35 @@ payload "$T/prog" "UNSIGNED PROGRAM RAN"
 payload "$T/data" "data nobody wrote"
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,audit_log=$T/audit.log,nosyslog,policy=$T/sig.policy,fastopen,write_idle=30" ||
 	exit 1
-out=$(as_nobody sh -c "cat '$T/prog' >'$M/u/prog' && chmod 755 '$M/u/prog' && '$M/u/prog'" 2>&1)
-expect_match "fastopen: an unsigned program nobody writes and runs at once is refused" \
-	"Permission denied" "$out"
-expect_eq "fastopen: ... it did not run" "" "$(grep -F 'UNSIGNED PROGRAM RAN' <<<"$out")"
+# write, chmod(2) (no stat first: its reply refreshes the kernel's idea
+# of the mtime without dropping pages) and execve(2), in one process.
+write_run() {	# payload file [mode]
+	as_nobody /usr/bin/python3 - "$@" <<'PY' 2>&1
+import os, sys
+data = open(sys.argv[1], "rb").read()
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, data)
+os.close(fd)
+if len(sys.argv) > 3:
+    os.chmod(sys.argv[2], int(sys.argv[3], 8))
+try:
+    os.execv(sys.argv[2], [sys.argv[2]])
+except OSError as e:
+    print("exec:", e.strerror)
+PY
+}
+out=$(write_run "$T/prog" "$M/u/prog" 755)
+expect_eq "fastopen: an unsigned program nobody writes, chmods and runs at once is refused" \
+	"exec: Permission denied" "$out"
 expect_match "fastopen: ... audited by its name (cause=IMA-signature-required)" \
 	'op=appraise_data cause=IMA-signature-required' \
 	"$(ufs_records IMA-signature-required "$M/u/prog")"
 expect_match "fastopen: ... and the same when run again" "Permission denied" \
 	"$(as_nobody "$M/u/prog" 2>&1)"
+payload "$T/prog2" "UNSIGNED PROGRAM RAN AGAIN"
+out=$(write_run "$T/prog2" "$M/u/prog")
+expect_eq "fastopen: ... and when nobody overwrites it and runs it (no chmod)" \
+	"exec: Permission denied" "$out"
 
 as_nobody sh -c "cat '$T/data' >'$M/u/data'"
 expect_eq "fastopen: root reads what nobody has just written" "$(sha256sum <"$T/data")" \
