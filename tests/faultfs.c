@@ -23,6 +23,8 @@
  *   removexattr NAME ERRNO XATTR
  *   listxattr NAME ERRNO
  *   noxattr   NAME                          every xattr call: EOPNOTSUPP
+ *   slow      NAME MS                       each read waits MS milliseconds
+ *                                           (logged as "slow NAME ?")
  *
  * NAME is a file's last path component or '*'; XATTR a name or '*';
  * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES,
@@ -122,6 +124,11 @@ static void reload_rules(void)
 		snprintf(r->op, sizeof(r->op), "%s", op);
 		snprintf(r->name, sizeof(r->name), "%s", name);
 		r->len = -1;
+		if (!strcmp(op, "slow")) {
+			r->off = n >= 3 ? atoll(e) : 0;
+			nrules++;
+			continue;
+		}
 		if (!strcmp(op, "noxattr")) {
 			r->err = EOPNOTSUPP;
 			strcpy(r->xattr, "*");
@@ -266,11 +273,37 @@ static int ff_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	return 0;
 }
 
+/* The delay of a "slow" rule for PATH, in milliseconds (0: none). */
+static long long slow_ms(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	long long ms = 0;
+
+	base = base ? base + 1 : path;
+	pthread_mutex_lock(&rules_lock);
+	reload_rules();
+	for (int i = 0; i < nrules; i++)
+		if (!strcmp(rules[i].op, "slow") &&
+		    (!strcmp(rules[i].name, "*") || !strcmp(rules[i].name, base)))
+			ms = rules[i].off;
+	pthread_mutex_unlock(&rules_lock);
+	return ms;
+}
+
 static int ff_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	int err = fault("read", path, NULL, off, (long long)size);
+	long long ms = slow_ms(path);
 	ssize_t n;
+
+	if (ms > 0) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+		const char *base = strrchr(path, '/');
+
+		record_hit("slow", base ? base + 1 : path, 0);
+		nanosleep(&ts, NULL);
+	}
 
 	if (err)
 		return -err;

@@ -744,6 +744,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (ufs_share_start(o.singlethread ? 1 : o.max_threads)) {
+		fprintf(stderr, "uevmfs: cannot start the worker share thread\n");
+		fuse_session_unmount(se);
+		goto out;
+	}
 	daemon_ready();
 
 	if (o.singlethread) {
@@ -771,6 +776,7 @@ out:
 		fuse_remove_signal_handlers(se);
 		fuse_session_destroy(se);
 	}
+	ufs_share_stop();
 	ufs_table_free(&ufs);
 	integrity_sys_free(ufs.sys);
 	uevm_securityfs_free(ufs.sfs);

@@ -110,6 +110,7 @@ struct ufs_hook {
 	bool own_fd;
 	struct integrity_cred cred;
 	struct integrity_event ev;
+	bool shared;			/* registered in share.c */
 	char name[PATH_MAX];
 };
 
@@ -253,6 +254,14 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in);
  * ufs_own_put), or NULL. */
 struct ufs_inode *ufs_own_by_name(struct ufs_inode *dir, const char *name);
 void ufs_own_put(struct ufs_inode *in);
+
+/* share.c: no user holds every worker with long hook calls.  Every hook
+ * call is registered between ufs_share_enter and ufs_share_leave (true:
+ * it was cancelled, its hashing failed). */
+int ufs_share_start(unsigned int max_threads);
+void ufs_share_stop(void);
+void ufs_share_enter(uid_t uid);
+bool ufs_share_leave(void);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

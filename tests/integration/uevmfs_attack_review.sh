@@ -10,6 +10,7 @@
 #    right after nobody wrote it must be measured with that content.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
+source "$TESTS_DIR/faultfs-lib.sh"
 
 KEY=$T/key
 make_key "$KEY"
@@ -86,3 +87,45 @@ expect_match "the control tree: root in a user namespace of its own may not (EPE
 expect_match "the control tree: nor may nobody in a user namespace of theirs" \
 	"Permission denied|Operation not permitted" "$(as_nobody unshare -Ur cat "$C/ima/policy" 2>&1)"
 ufs_umount "$M"
+
+# ---- one user cannot hold every worker ------------------------------------------------------
+# SOURCE on tests/faultfs.c, whose reads of slow* files wait a second per
+# block: hashing them holds a worker without burning the CPU.  nobody
+# opens more of them at once than uevmfs has workers; root's read of
+# another file must not wait for their hashes.
+faultfs_build
+B=$T/back
+F=$T/ffs
+M2=$T/mnt2
+mkdir -p "$B/u" "$M2"
+echo "root's file" >"$B/small"
+for i in 1 2 3 4 5 6; do head -c $((2 * 1024 * 1024)) /dev/urandom >"$B/u/slow$i"; done
+chmod 644 "$B"/u/slow* "$B/small"
+: >"$T/ffrules"
+faultfs_mount "$T/ffrules" "$B" "$F" --direct-io
+"$UEVM" label -r --uuid none --hmac-key "raw:$KEY" "$F" >/dev/null
+for i in 1 2 3 4 5 6; do echo "slow slow$i 1000"; done >"$T/ffrules"
+ufs_mount "$F" "$M2" "key=raw:$KEY,uuid=none,ml=none,audit_log=$T/audit2.log,nosyslog,max_threads=4" || exit 1
+pids=()
+for i in 1 2 3 4 5 6; do
+	as_nobody cat "$M2/u/slow$i" >/dev/null 2>&1 &
+	pids+=($!)
+done
+# Until every worker hashes one of nobody's files (each 8 s).
+for _ in $(seq 200); do
+	[ "$(awk '$1 == "slow" { print $2 }' "$T/ffrules.hits" 2>/dev/null | sort -u | wc -l)" -ge 4 ] && break
+	sleep 0.05
+done
+start=$(date +%s%N)
+out=$(timeout 6 cat "$M2/small" 2>&1)
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_eq "while nobody's hashes hold every worker, root's read is served" "root's file" "$out"
+expect_eq "... within 4 s, not after their hashes ($took ms)" yes "$([ "$took" -lt 4000 ] && echo yes)"
+for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+for _ in $(seq 200); do grep -q 'cause=user-holds-the-workers' "$T/audit2.log" 2>/dev/null && break; sleep 0.05; done
+expect_match "nobody's extra hook calls are cancelled, audited with the file and the user" \
+	'uid=65534 .*op=worker_share cause=user-holds-the-workers .*name="'"$M2"'/u/slow' \
+	"$(grep -F 'op=worker_share' "$T/audit2.log" | head -n 1)"
+wait "${pids[@]}" 2>/dev/null
+ufs_umount "$M2"
+
