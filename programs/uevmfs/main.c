@@ -726,6 +726,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	set_readahead(o.readahead_kb);
+	ufs_warn_source_holders();
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
 		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);

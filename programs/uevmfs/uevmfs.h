@@ -263,6 +263,10 @@ void ufs_share_stop(void);
 void ufs_share_enter(uid_t uid);
 bool ufs_share_leave(void);
 
+/* holders.c: once mounted over SOURCE, name (stderr, audit) the processes
+ * that still reach SOURCE itself from before the mount. */
+void ufs_warn_source_holders(void);
+
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);
 void ufs_audit_log_sink(const struct integrity_audit_record *r, void *arg);

@@ -129,3 +129,36 @@ expect_match "nobody's extra hook calls are cancelled, audited with the file and
 wait "${pids[@]}" 2>/dev/null
 ufs_umount "$M2"
 
+# ---- SOURCE reached from before the mount ---------------------------------------------------
+# A process whose working directory was in SOURCE when uevmfs mounted over
+# it still reaches SOURCE itself: ./bin/tool from there is never checked.
+# Nothing can take that back: uevmfs names such processes at start.
+S3=$T/src3
+mkdir -p "$S3/bin" "$T/sync"
+chmod 777 "$T/sync"
+printf '#!/bin/sh\necho labelled tool\n' >"$S3/bin/tool"
+chmod 755 "$S3/bin/tool"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$S3" >/dev/null
+echo "echo TAMPERED TOOL" >>"$S3/bin/tool"	# offline
+mkfifo -m 666 "$T/sync/go"
+as_nobody /usr/bin/python3 - "$S3" "$T/sync" <<'PY' >"$T/sync/out" 2>&1 &
+import os, subprocess, sys
+os.chdir(sys.argv[1])
+open(sys.argv[2] + "/ready", "w").write(str(os.getpid()))
+open(sys.argv[2] + "/go").read()
+print(subprocess.run(["./bin/tool"], capture_output=True, text=True).stdout, end="")
+PY
+holder=$!
+for _ in $(seq 200); do [ -s "$T/sync/ready" ] && break; sleep 0.05; done
+pid=$(cat "$T/sync/ready")
+: >"$T/uevmfs.stderr"
+ufs_mount "$S3" "$S3" "key=raw:$KEY,ml=none,audit_log=$T/audit3.log,nosyslog" || exit 1
+expect_match "a process sitting in SOURCE from before the mount is named at start" \
+	"warning: process $pid \\(python3, uid 65534\\) has cwd $S3 in SOURCE from before the mount" \
+	"$(cat "$T/uevmfs.stderr")"
+expect_match "... and audited (op=mount cause=source-held-open)" \
+	"uid=65534 .*op=mount cause=source-held-open .*name=\"$S3\"" "$(cat "$T/audit3.log")"
+expect_match "through the mount the tampered tool is refused" "Permission denied" "$("$S3/bin/tool" 2>&1)"
+echo go >"$T/sync/go"
+wait "$holder"
+ufs_umount "$S3"
