@@ -65,3 +65,37 @@ else
 	exec 3<&-
 	fail "a FUSE filesystem can be mounted for uid 65534"
 fi
+
+# ---- keyring:NAME: a key others can read, change or link ---------------------------------------
+# Owned by root is not enough: a key whose permissions let group or others
+# write it, read it or link it (linking it into a keyring of theirs makes
+# them its possessor) is theirs to replace; so is every key on a keyring
+# they may write or link.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+NAME=uevm-review-$$-$RANDOM
+make_key root.key
+head -c 32 /dev/urandom >attacker.key
+chmod 600 attacker.key
+theirs=$(hmac_of raw:attacker.key)
+expect_match "the attacker's key gives an HMAC" '^02[0-9a-f]{40}$' "$theirs"
+chmod 644 attacker.key	# nobody reads it
+open=$(keyctl padd user "$NAME" @s <root.key)
+keyctl setperm "$open" 0x3f010004	# others: write
+check "nobody replaces root's key whose permissions let others write it" \
+	"${NOBODY[@]}" keyctl pupdate "$open" <attacker.key
+out=$("$UEVM" hmac --uuid none --hmac-key "keyring:$NAME" "$KEYS_PROBE" 2>&1)
+expect_eq "root does not compute with it" "" "$(grep -F "$theirs" <<<"$out")"
+expect_match "... and names the key and its permissions" \
+	"skipped user key '$NAME' \(serial $open\).*group or others .*(perm 3f010004)" "$out"
+keyctl unlink "$open" @s >/dev/null
+
+ring=$(keyctl newring "$NAME-ring" @s)
+inner=$(keyctl padd user "$NAME" "$ring" <root.key)
+keyctl setperm "$ring" 0x3f010018	# others: search, link
+check "nobody links root's keyring into theirs and replaces the key on it" \
+	"${NOBODY[@]}" keyctl session - sh -c "keyctl link $ring @s && keyctl pupdate $inner <attacker.key" >/dev/null 2>&1
+out=$("$UEVM" hmac --uuid none --hmac-key "keyring:$NAME" "$KEYS_PROBE" 2>&1)
+expect_eq "root does not compute with a key on a keyring others may link" "" \
+	"$(grep -F "$theirs" <<<"$out")"
+expect_match "... and names the keyring" "skipped user key '$NAME' \(serial $inner\).*keyring $ring.*group or others" "$out"
+keyctl unlink "$ring" @s >/dev/null
