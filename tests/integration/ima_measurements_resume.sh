@@ -140,14 +140,14 @@ echo "two" >"$S/b"
 echo "three" >"$S/c"
 "$UEVM" label -r --hmac-key "raw:$KEY" "$S" >/dev/null
 UL=$T/uevmfs.ml
-ufs_mount "$S" "$M" "key=$KEY,ml=$UL,policy=tcb,nosyslog,noauditd" || exit 1
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=$UL,policy=tcb,nosyslog,noauditd" || exit 1
 cat "$M/a" "$M/b" "$M/c" >/dev/null
 ufs_umount "$M"
 expect_eq "uevmfs: boot_aggregate and 3 files measured" 4 "$($EDIT "$UL" count)"
 check "uevmfs: the list has a MAC record" test -s "$UL.mac"
 $EDIT "$UL" delete 3
 : >"$T/uevmfs.stderr"
-"$UEVMFS" "$S" "$M" -f -o "key=$KEY,ml=$UL,policy=tcb,securityfs=none,nosyslog,noauditd" \
+"$UEVMFS" "$S" "$M" -f -o "key=raw:$KEY,ml=$UL,policy=tcb,securityfs=none,nosyslog,noauditd" \
 	>>"$T/uevmfs.stderr" 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do
@@ -179,7 +179,7 @@ mkdir -p "$MNT/d"
 for i in 1 2 3; do echo "uevmd file $i" >"$MNT/d/g$i"; done
 "$UEVM" label -r --hmac-key "raw:$KEY" "$MNT/d" >/dev/null
 DL=$T/uevmd.ml
-KEYSPEC=$KEY write_conf "measurement_list = $DL"
+KEYSPEC=raw:$KEY write_conf "measurement_list = $DL"
 start_uevmd || { fail "uevmd starts with a software-PCR list"; exit 1; }
 cat "$MNT/d/g1" "$MNT/d/g2" "$MNT/d/g3" >/dev/null
 expect_eq "uevmd: boot_aggregate and 3 files measured" 4 \
