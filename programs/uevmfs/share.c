@@ -44,6 +44,8 @@ static unsigned int long_max;		/* long calls allowed at once */
 static bool watch_run;
 static pthread_t watcher;
 static pthread_key_t busy_key;
+static pthread_once_t busy_once = PTHREAD_ONCE_INIT;
+static bool busy_keyed;
 static __thread struct busy *self;
 
 static int64_t now_ns(void)
@@ -74,10 +76,18 @@ static void busy_free(void *arg)
 	free(b);
 }
 
+static void busy_key_make(void)
+{
+	busy_keyed = pthread_key_create(&busy_key, busy_free) == 0;
+}
+
 static struct busy *busy_self(void)
 {
 	if (self)
 		return self;
+	pthread_once(&busy_once, busy_key_make);
+	if (!busy_keyed)
+		return NULL;
 	self = calloc(1, sizeof(*self));
 	if (!self)
 		return NULL;
@@ -183,10 +193,12 @@ int ufs_share_start(unsigned int max_threads)
 	pthread_condattr_t ca;
 	int err;
 
+	pthread_mutex_lock(&busy_lock);
 	long_max = max_threads > 1 ? max_threads - 1 : 0;
-	err = pthread_key_create(&busy_key, busy_free);
-	if (err)
-		return -err;
+	pthread_mutex_unlock(&busy_lock);
+	pthread_once(&busy_once, busy_key_make);
+	if (!busy_keyed)
+		return -ENOMEM;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&watch_cond, &ca);
@@ -212,7 +224,7 @@ void ufs_share_stop(void)
 		pthread_mutex_unlock(&busy_lock);
 	}
 	/* The calling (main) thread's record: no thread exit frees it. */
-	if (self) {
+	if (self && busy_keyed) {
 		uevm_hash_cancel_on(NULL);
 		pthread_setspecific(busy_key, NULL);
 		busy_free(self);
