@@ -127,6 +127,13 @@ expect_match "nobody's extra hook calls are cancelled, audited with the file and
 	'uid=65534 .*op=worker_share cause=user-holds-the-workers .*name="'"$M2"'/u/slow' \
 	"$(grep -F 'op=worker_share' "$T/audit2.log" | head -n 1)"
 wait "${pids[@]}" 2>/dev/null
+: >"$T/ffrules"
+# Before the unmount (which drops releases still queued): every open
+# file of nobody's released, their hashes done.
+for _ in $(seq 600); do
+	ls -l "/proc/$UFS_PID/fd" 2>/dev/null | grep -q "$F/u/slow" || break
+	sleep 0.05
+done
 ufs_umount "$M2"
 
 # ---- SOURCE reached from before the mount ---------------------------------------------------
