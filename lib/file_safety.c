@@ -10,14 +10,24 @@
  * certificate no write bit for them.  The checks run on the opened
  * descriptor and on the path the kernel resolved it to, so a symlink's
  * final target is what is judged, not the link.
+ *
+ * Owners and modes are what the filesystem says.  On a FUSE filesystem
+ * that is its daemon's word: one mounted by another user (fusermount3,
+ * and with user_allow_other visible to root) can claim that root owns
+ * every file, mode 0600.  So the file and the directories above it must
+ * not be on a FUSE filesystem mounted by anyone but root or the caller.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "lib_private.h"
+
+#define FUSE_SUPER_MAGIC	0x65735546
 
 static enum uevm_file_checks checks_mode = UEVM_FILE_CHECKS_REFUSE;
 
@@ -151,6 +161,67 @@ static int check_dir(const struct fcheck *c, const char *dir,
 	return 0;
 }
 
+/* The user_id= a FUSE mount was made for, from the super options of
+ * mount MNT_ID in /proc/self/mountinfo; -1 when it cannot be found. */
+static long fuse_mount_owner(uint64_t mnt_id)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	long owner = -1;
+
+	while (fp && getline(&line, &cap, fp) > 0) {
+		unsigned long long id;
+		const char *opts;
+
+		if (sscanf(line, "%llu", &id) != 1 || id != mnt_id)
+			continue;
+		/* "... - fstype source superoptions" */
+		opts = strstr(line, " - ");
+		opts = opts ? strrchr(opts, ' ') : NULL;
+		opts = opts ? strstr(opts, "user_id=") : NULL;
+		if (opts)
+			owner = strtol(opts + 8, NULL, 10);
+		break;
+	}
+	free(line);
+	if (fp)
+		fclose(fp);
+	return owner;
+}
+
+/* FD (the file or a directory above it, named NAME): not on a FUSE
+ * filesystem of another user, whose daemon says who owns what. */
+static int check_fs(const struct fcheck *c, int fd, const char *name)
+{
+	char msg[3 * PATH_MAX];
+	struct statfs sf;
+	struct statx sx;
+	long owner;
+
+	if (fstatfs(fd, &sf) < 0)
+		return unchecked(c, errno, "cannot examine the filesystem of", name);
+	if (sf.f_type != FUSE_SUPER_MAGIC)
+		return 0;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) < 0)
+		return unchecked(c, errno, "cannot find the mount of", name);
+	if (!(sx.stx_mask & STATX_MNT_ID))
+		return unchecked(c, EOPNOTSUPP, "cannot find the mount of", name);
+	owner = fuse_mount_owner(sx.stx_mnt_id);
+	if (owner >= 0 && trusted_uid((uid_t)owner))
+		return 0;
+	if (owner < 0)
+		snprintf(msg, sizeof(msg), "%s: %s is on a FUSE filesystem whose "
+			 "owner cannot be found, whose daemon alone says who owns "
+			 "its files; keep the file elsewhere", c->name, name);
+	else
+		snprintf(msg, sizeof(msg), "%s: %s is on a FUSE filesystem mounted "
+			 "by uid %ld, whose daemon alone says who owns its files "
+			 "(not root or uid %u); keep the file elsewhere", c->name,
+			 name, owner, (unsigned)geteuid());
+	return verdict(EPERM, msg);
+}
+
 /*
  * Walk c->target from / with O_PATH|O_NOFOLLOW, checking each directory,
  * and make sure the walk ends at the file FD has open (dev, ino): then
@@ -171,6 +242,8 @@ static int check_dirs(const struct fcheck *c, const struct stat *fst)
 		goto out;
 	}
 	ret = check_dir(c, "/", &st);
+	if (!ret)
+		ret = check_fs(c, dfd, "/");
 	comp = dir + 1;
 	while (!ret && (next = strchr(comp, '/'))) {
 		*next = '\0';
@@ -185,6 +258,8 @@ static int check_dirs(const struct fcheck *c, const struct stat *fst)
 		close(dfd);
 		dfd = nfd;
 		ret = check_dir(c, dir, &st);
+		if (!ret)
+			ret = check_fs(c, dfd, dir);
 		*next = '/';
 		comp = next + 1;
 	}
@@ -219,6 +294,8 @@ int uevm_check_file_safety(int fd, const char *path, const char *what,
 	resolve(fd, c);
 	name_it(c);
 	ret = check_file(c, &st, secret);
+	if (!ret)
+		ret = check_fs(c, fd, c->target[0] ? c->target : c->path ? c->path : "it");
 	/* A file no longer linked anywhere (a shell's here-document) cannot
 	 * be replaced through a directory. */
 	if (!ret && st.st_nlink > 0) {
@@ -230,4 +307,41 @@ int uevm_check_file_safety(int fd, const char *path, const char *what,
 	}
 	free(c);
 	return ret;
+}
+
+int uevm_open_regular(const char *path, const char *what)
+{
+	char proc[64];
+	struct stat st, st2;
+	int pfd, fd, err;
+
+	/* Looked at first, opened for I/O only once it is a regular file. */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return uevm_err(errno, "cannot open %s %s: %m", what, path);
+	if (fstat(pfd, &st) < 0) {
+		err = errno;
+		close(pfd);
+		return uevm_err(err, "cannot examine %s %s: %m", what, path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(pfd);
+		return uevm_err(EINVAL, "%s %s is not a regular file", what, path);
+	}
+	/* The very inode looked at, through the descriptor's magic link. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)	/* no /proc: by the name again */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	err = errno;
+	close(pfd);
+	if (fd < 0)
+		return uevm_err(err, "cannot open %s %s: %m", what, path);
+	if (fstat(fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		return uevm_err(EAGAIN, "%s %s was replaced while it was opened",
+				what, path);
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }

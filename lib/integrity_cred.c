@@ -5,8 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "integrity_private.h"
+
+/* Is PID in our user namespace?  Capabilities count only there: CapEff
+ * shows what a process holds in its own namespace, and one of a user
+ * namespace below ours holds none in ours (the kernel's cap_capable). */
+static bool same_user_ns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (stat(path, &a) < 0 || stat("/proc/self/ns/user", &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
 
 static uint32_t read_u32_file(const char *path)
 {
@@ -59,6 +74,8 @@ UEVM_EXPORT int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred)
 	fclose(fp);
 	if (have != 7)
 		return uevm_err(ESRCH, "incomplete credentials in %s", path);
+	if (!same_user_ns(pid))
+		cred->cap_effective = 0;
 	snprintf(path, sizeof(path), "/proc/%d/loginuid", (int)pid);
 	cred->auid = read_u32_file(path);
 	snprintf(path, sizeof(path), "/proc/%d/sessionid", (int)pid);

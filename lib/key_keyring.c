@@ -63,10 +63,21 @@ UEVM_EXPORT int uevm_keyring_parse(const char *s, int32_t *id)
  */
 #define WALK_DEPTH 6		/* the kernel's keyring nesting limit */
 #define WALK_SEEN 128
+/* Group or others may read, write, link (and so possess) or set up the
+ * key; write, link or set up the keyring (and so add, displace or possess
+ * what is on it).  View and search give nothing away. */
+#define KEY_UNSAFE_PERM  (KEY_GRP_READ | KEY_GRP_WRITE | KEY_GRP_LINK | \
+			  KEY_GRP_SETATTR | KEY_OTH_READ | KEY_OTH_WRITE | \
+			  KEY_OTH_LINK | KEY_OTH_SETATTR)
+#define RING_UNSAFE_PERM (KEY_GRP_WRITE | KEY_GRP_LINK | KEY_GRP_SETATTR | \
+			  KEY_OTH_WRITE | KEY_OTH_LINK | KEY_OTH_SETATTR)
 
 struct walk {
 	const char *desc;
 	bool quiet;			/* no warnings (the uevm-info companion) */
+	key_serial_t open_ring;		/* 0, or a keyring on the way that group
+					 * or others may write or link */
+	key_perm_t open_perm;
 	key_serial_t session, user;	/* the top keyrings, for names */
 	key_serial_t seen[WALK_SEEN];	/* keyrings walked, keys warned about */
 	int nseen;
@@ -98,9 +109,10 @@ static void ring_name(const struct walk *w, key_serial_t ring, char *buf,
 		snprintf(buf, len, "keyring %d", (int)ring);
 }
 
-/* "TYPE;UID;GID;PERM;DESC": the type, owner and description of ID. */
-static bool describe(key_serial_t id, char **buf, const char **type,
-		     uid_t *uid, const char **desc)
+/* "TYPE;UID;GID;PERM;DESC": the type, owner, permissions and description
+ * of ID. */
+static bool describe_perm(key_serial_t id, char **buf, const char **type,
+			  uid_t *uid, key_perm_t *perm, const char **desc)
 {
 	char *p, *f[4];
 
@@ -117,8 +129,17 @@ static bool describe(key_serial_t id, char **buf, const char **type,
 	}
 	*type = f[0];
 	*uid = (uid_t)strtoul(f[1], NULL, 10);
+	*perm = (key_perm_t)strtoul(f[3], NULL, 16);
 	*desc = p;
 	return true;
+}
+
+static bool describe(key_serial_t id, char **buf, const char **type,
+		     uid_t *uid, const char **desc)
+{
+	key_perm_t perm;
+
+	return describe_perm(id, buf, type, uid, &perm, desc);
 }
 
 static bool trusted_owner(uid_t uid)
@@ -137,6 +158,8 @@ static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
 static void walk_ring(struct walk *w, key_serial_t ring, int depth,
 		      long ring_uid)
 {
+	key_serial_t open_before = w->open_ring;
+	key_perm_t perm_before = w->open_perm, perm = 0;
 	const char *type, *desc;
 	void *buf = NULL;
 	char *dbuf;
@@ -145,30 +168,47 @@ static void walk_ring(struct walk *w, key_serial_t ring, int depth,
 
 	if (w->found || depth > WALK_DEPTH || seen_before(w, ring))
 		return;
-	if (!describe(ring, &dbuf, &type, &uid, &desc))
+	if (!describe_perm(ring, &dbuf, &type, &uid, &perm, &desc))
 		uid = (uid_t)-1;
 	free(dbuf);
 	if (ring_uid < 0 && !trusted_owner(uid))
 		ring_uid = (long)uid;
+	if (!w->open_ring && (perm & RING_UNSAFE_PERM)) {
+		w->open_ring = ring;
+		w->open_perm = perm;
+	}
 	n = keyctl_read_alloc(ring, &buf);
-	if (n < 0)
-		return;	/* a keyring we cannot read is not searched */
-	/* Keys of this keyring first, then nested keyrings, as the kernel
-	 * searches. */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < (size_t)n / sizeof(key_serial_t) &&
-		     !w->found; i++)
-			walk_one(w, ring, ((key_serial_t *)buf)[i], pass, depth,
-				 ring_uid);
+	if (n >= 0) {
+		/* Keys of this keyring first, then nested keyrings, as the
+		 * kernel searches.  (A keyring we cannot read is skipped.) */
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < (size_t)n / sizeof(key_serial_t) &&
+			     !w->found; i++)
+				walk_one(w, ring, ((key_serial_t *)buf)[i], pass,
+					 depth, ring_uid);
+	}
 	free(buf);
+	w->open_ring = open_before;
+	w->open_perm = perm_before;
 }
 
 static void skip_warning(struct walk *w, key_serial_t id, const char *desc,
-			 uid_t uid, const char *where, long ring_uid)
+			 uid_t uid, key_perm_t perm, const char *where,
+			 long ring_uid)
 {
 	if (w->quiet || seen_before(w, id))
 		return;
-	if (!trusted_owner(uid))
+	if (trusted_owner(uid) && ring_uid < 0 && (perm & KEY_UNSAFE_PERM))
+		uevm_warn("skipped user key '%s' (serial %d) on the %s: group or "
+			  "others may read, change or link it (perm %08x); fix: "
+			  "keyctl setperm %d 0x3f010000 (after checking it)", desc,
+			  (int)id, where, (unsigned)perm, (int)id);
+	else if (trusted_owner(uid) && ring_uid < 0)
+		uevm_warn("skipped user key '%s' (serial %d) on the %s: group or "
+			  "others may write or link keyring %d (perm %08x), and so "
+			  "replace or possess what is on it", desc, (int)id, where,
+			  (int)w->open_ring, (unsigned)w->open_perm);
+	else if (!trusted_owner(uid))
 		uevm_warn("skipped user key '%s' (serial %d) owned by uid %u on the "
 			  "%s: only keys owned by uid %u or root are used", desc,
 			  (int)id, (unsigned)uid, where, (unsigned)geteuid());
@@ -185,9 +225,10 @@ static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
 {
 	const char *type, *desc;
 	char *buf, where[32];
+	key_perm_t perm;
 	uid_t uid;
 
-	if (!describe(id, &buf, &type, &uid, &desc)) {
+	if (!describe_perm(id, &buf, &type, &uid, &perm, &desc)) {
 		free(buf);
 		return;	/* gone, revoked, or not ours to view */
 	}
@@ -198,13 +239,14 @@ static void walk_one(struct walk *w, key_serial_t ring, key_serial_t id,
 	}
 	if (pass == 0 && !strcmp(type, "user") && !strcmp(desc, w->desc)) {
 		ring_name(w, ring, where, sizeof(where));
-		if (trusted_owner(uid) && ring_uid < 0) {
+		if (trusted_owner(uid) && ring_uid < 0 &&
+		    !(perm & KEY_UNSAFE_PERM) && !w->open_ring) {
 			w->found = true;
 			w->hit->serial = id;
 			w->hit->uid = (uint32_t)uid;
 			snprintf(w->hit->keyring, sizeof(w->hit->keyring), "%s", where);
 		} else {
-			skip_warning(w, id, desc, uid, where, ring_uid);
+			skip_warning(w, id, desc, uid, perm, where, ring_uid);
 		}
 	}
 	free(buf);

@@ -31,19 +31,14 @@ UEVM_EXPORT void uevm_secret_free(struct uevm_secret *s)
 int uevm_secret_read_file(const char *path, size_t max, const char *what,
 			  struct uevm_secret *out)
 {
-	struct stat st;
 	int fd, ret;
 
 	ret = uevm_secret_alloc(out, max + 1);
 	if (ret)
 		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = uevm_open_regular(path, what);
 	if (fd < 0) {
-		ret = uevm_err(errno, "cannot open %s %s: %m", what, path);
-		goto fail;
-	}
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-		ret = uevm_err(EINVAL, "%s %s is not a regular file", what, path);
+		ret = fd;
 		goto fail;
 	}
 	/* Before a byte is read: a file others can read or replace is no

@@ -33,6 +33,11 @@ void uevm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int uevm_check_file_safety(int fd, const char *path, const char *what,
 			   bool secret);
+/* PATH (symlinks followed) opened for reading if it is a regular file;
+ * anything else (a FIFO, whose open would wait for a writer, a device,
+ * whose open may act) is refused before it is opened for I/O.  WHAT names
+ * it in messages.  A descriptor, or a negative errno. */
+int uevm_open_regular(const char *path, const char *what);
 /* Whether failed checks only warn (uevm_set_file_checks). */
 bool uevm_file_checks_warn_only(void);
 

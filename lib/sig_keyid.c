@@ -82,12 +82,12 @@ int sig_read_file(const char *path, size_t max, bool secure, uint8_t **buf,
 	size_t n = 0;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = uevm_open_regular(path, secure ? "private key" : "certificate");
 	if (fd < 0)
-		return uevm_err(errno, "cannot open %s: %m", path);
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return uevm_err(EINVAL, "%s is not a regular file", path);
+		return uevm_err(errno, "cannot examine %s: %m", path);
 	}
 	/* Whoever can replace a certificate makes their own signatures
 	 * pass; whoever can read a private key signs as its owner. */

@@ -4,10 +4,13 @@
  * fails chosen operations on chosen files with chosen errnos, for the
  * fault tests (tests/integration/fault_*.sh).  Not part of uevm.
  *
- *   faultfs RULES BACKDIR MOUNTPOINT [--direct-io] [fuse options]
+ *   faultfs RULES BACKDIR MOUNTPOINT [--direct-io] [--owner UID] [fuse options]
  *
  * It stays in the foreground.  --direct-io bypasses the page cache, so
  * that a loop device over a file here sees every injected read error.
+ * --owner UID reports every object as owned by UID, whoever owns it in
+ * BACKDIR: what any FUSE daemon may claim about its files.  MOUNTPOINT
+ * may be /dev/fd/N, a /dev/fuse descriptor mounted by someone else.
  *
  * RULES is re-read whenever its mtime changes, so that a test can change
  * the faults without remounting.  One rule a line, '#' starts a comment:
@@ -20,6 +23,8 @@
  *   removexattr NAME ERRNO XATTR
  *   listxattr NAME ERRNO
  *   noxattr   NAME                          every xattr call: EOPNOTSUPP
+ *   slow      NAME MS                       each read waits MS milliseconds
+ *                                           (logged as "slow NAME ?")
  *
  * NAME is a file's last path component or '*'; XATTR a name or '*';
  * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES,
@@ -61,6 +66,7 @@ static struct rule rules[MAX_RULES];
 static int nrules;
 static struct timespec rules_mtime;
 static bool direct_io;	/* --direct-io: no page cache, every read comes here */
+static long owner = -1;	/* --owner UID: the owner every object claims */
 
 static const struct { const char *name; int err; } errnos[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
@@ -118,6 +124,11 @@ static void reload_rules(void)
 		snprintf(r->op, sizeof(r->op), "%s", op);
 		snprintf(r->name, sizeof(r->name), "%s", name);
 		r->len = -1;
+		if (!strcmp(op, "slow")) {
+			r->off = n >= 3 ? atoll(e) : 0;
+			nrules++;
+			continue;
+		}
 		if (!strcmp(op, "noxattr")) {
 			r->err = EOPNOTSUPP;
 			strcpy(r->xattr, "*");
@@ -197,6 +208,8 @@ static int ff_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		BACK(path);
 		r = lstat(bp, st);
 	}
+	if (r == 0 && owner >= 0)
+		st->st_uid = (uid_t)owner;
 	return r < 0 ? -errno : 0;
 }
 
@@ -260,11 +273,37 @@ static int ff_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	return 0;
 }
 
+/* The delay of a "slow" rule for PATH, in milliseconds (0: none). */
+static long long slow_ms(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	long long ms = 0;
+
+	base = base ? base + 1 : path;
+	pthread_mutex_lock(&rules_lock);
+	reload_rules();
+	for (int i = 0; i < nrules; i++)
+		if (!strcmp(rules[i].op, "slow") &&
+		    (!strcmp(rules[i].name, "*") || !strcmp(rules[i].name, base)))
+			ms = rules[i].off;
+	pthread_mutex_unlock(&rules_lock);
+	return ms;
+}
+
 static int ff_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	int err = fault("read", path, NULL, off, (long long)size);
+	long long ms = slow_ms(path);
 	ssize_t n;
+
+	if (ms > 0) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+		const char *base = strrchr(path, '/');
+
+		record_hit("slow", base ? base + 1 : path, 0);
+		nanosleep(&ts, NULL);
+	}
 
 	if (err)
 		return -err;
@@ -468,6 +507,8 @@ int main(int argc, char **argv)
 	for (int i = 4; i < argc; i++) {
 		if (!strcmp(argv[i], "--direct-io"))
 			direct_io = true;
+		else if (!strcmp(argv[i], "--owner") && i + 1 < argc)
+			owner = strtol(argv[++i], NULL, 10);
 		else
 			fargv[fargc++] = argv[i];
 	}

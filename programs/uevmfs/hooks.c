@@ -64,6 +64,7 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 	memset(f, 0, sizeof(*f));
 	memset(&h->ev, 0, sizeof(h->ev));
 	h->own_fd = false;
+	h->shared = false;
 	f->fd = -1;
 	f->dirfd = ufs_devfd(in->dev);
 	if (S_ISREG(in->type) || S_ISDIR(in->type)) {
@@ -96,11 +97,20 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 	h->ev.file = f;
 	h->ev.cred = &h->cred;
 	h->ev.filename = h->name;
+	ufs_share_enter(cred->uid);
+	h->shared = true;
 	return 0;
 }
 
 void ufs_hook_end(struct ufs_hook *h)
 {
+	if (h->shared) {
+		h->shared = false;
+		if (ufs_share_leave())
+			integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file,
+					    h->name, &h->cred, "worker_share",
+					    "user-holds-the-workers", -EBUSY, false);
+	}
 	if (h->own_fd && h->file.fd >= 0)
 		close(h->file.fd);
 	h->file.fd = -1;

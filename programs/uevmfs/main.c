@@ -684,6 +684,7 @@ int main(int argc, char **argv)
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
 	ufs.fastopen = o.fastopen;
+	ufs.singlethread = o.singlethread;
 	ufs.write_idle = o.write_idle;
 	if (!(o.write_idle >= 0 && o.write_idle <= 3600)) {
 		fprintf(stderr, "uevmfs: write_idle=%g: not between 0 and 3600 seconds\n",
@@ -725,6 +726,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	set_readahead(o.readahead_kb);
+	ufs_warn_source_holders();
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
 		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);
@@ -742,6 +744,11 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (ufs_share_start(o.singlethread ? 1 : o.max_threads)) {
+		fprintf(stderr, "uevmfs: cannot start the worker share thread\n");
+		fuse_session_unmount(se);
+		goto out;
 	}
 	daemon_ready();
 
@@ -770,6 +777,7 @@ out:
 		fuse_remove_signal_handlers(se);
 		fuse_session_destroy(se);
 	}
+	ufs_share_stop();
 	ufs_table_free(&ufs);
 	integrity_sys_free(ufs.sys);
 	uevm_securityfs_free(ufs.sfs);

@@ -156,6 +156,8 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		ufs_hook_end(&h);
 	}
 	ufs_own_end(in);
+	if (ufs.fastopen)
+		ufs_shared_setattr(in);
 	if (err)
 		fuse_reply_err(req, -err);
 	else

@@ -10,8 +10,8 @@
  *    BPRM_CHECK as well for a file with an execute bit, since an exec is
  *    not told apart from a read here).  A refusal fails the read, the exec
  *    or the page fault with EACCES; nothing is cached for the kernel to
- *    serve later, since pages only enter its cache through replies to
- *    reads that passed.
+ *    serve later, since pages enter its cache through replies to reads
+ *    that passed -- and through writes, see below.
  *  - writes: the first WRITE registers one writer per inode (FILE_CHECK
  *    with MAY_WRITE) and later ones go through it.  No close is seen, so
  *    the writer ends -- integrity_file_free, security.ima and security.evm
@@ -19,9 +19,21 @@
  *    fsync, when the kernel forgets the inode and at unmount.  Until then
  *    SOURCE holds new content under old labels: detectably failing, never
  *    PASS for content they do not describe.
+ *  - written content is never served unchecked: a READ of a file that
+ *    has a writer ends the writer first (the relabel its close would do)
+ *    and then checks the content as any first read.  The pages a WRITE
+ *    leaves in the kernel's cache are up to date: a read or exec would
+ *    take them without asking.  The kernel drops them when it next sees
+ *    the file's mtime changed (auto_inval_data), except after a SETATTR,
+ *    whose reply brings the new mtime in without dropping anything: so a
+ *    SETATTR drops them before its reply, and the flusher drops what each
+ *    WRITE wrote right after its reply (for a change within one timestamp
+ *    tick; from the flusher, as dropping pages may wait for requests the
+ *    workers serve).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +101,64 @@ static void dirty_del(struct ufs_inode *in)
 		}
 	in->dirty = false;
 	in->dirty_next = NULL;
+}
+
+/* The pages [OFF, OFF + LEN) of IN were written through the mount: have
+ * the flusher tell the kernel to drop them.  (The kernel drops them
+ * itself when it next sees the file's mtime changed; this covers a change
+ * within one timestamp tick, on filesystems without fine-grained ones.) */
+static void inval_add(struct ufs_inode *in, off_t off, size_t len)
+{
+	/* LEN 0: to the end of the file. */
+	off_t end = len ? off + (off_t)len : INT64_MAX;
+
+	pthread_mutex_lock(&ufs.dirty_lock);
+	if (!in->inval_queued) {
+		in->inval_queued = true;
+		in->inval_lo = off;
+		in->inval_hi = end;
+		in->inval_next = ufs.inval;
+		ufs.inval = in;
+		pthread_cond_broadcast(&ufs.dirty_cond);
+	} else {
+		if (off < in->inval_lo)
+			in->inval_lo = off;
+		if (end > in->inval_hi)
+			in->inval_hi = end;
+	}
+	pthread_mutex_unlock(&ufs.dirty_lock);
+}
+
+/* A SETATTR (chmod, utimes, truncate) of IN: its reply brings the new
+ * mtime into the kernel's attribute cache without dropping any page, and
+ * a changed mtime was what made the kernel drop pages a write left
+ * (auto_inval_data).  So they are dropped here, before the reply -- by the
+ * flusher when single-threaded, where dropping a dirty page of a shared
+ * mapping would wait for a WRITE no other worker could serve. */
+void ufs_shared_setattr(struct ufs_inode *in)
+{
+	if (!S_ISREG(in->type) || !ufs.se)
+		return;
+	if (ufs.singlethread)
+		inval_add(in, 0, 0);
+	else
+		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
+}
+
+/* Take IN off the drop queue (call with dirty_lock held). */
+static void inval_del(struct ufs_inode *in)
+{
+	struct ufs_inode **pp;
+
+	if (!in->inval_queued)
+		return;
+	for (pp = &ufs.inval; *pp; pp = &(*pp)->inval_next)
+		if (*pp == in) {
+			*pp = in->inval_next;
+			break;
+		}
+	in->inval_queued = false;
+	in->inval_next = NULL;
 }
 
 /* End IN's writer here and now, or wait until the flusher has ended it
@@ -178,10 +248,15 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	n = fuse_buf_copy(&out, bufv, 0);
 	ufs_own_end(in);
 	shared_put(in, fh, n > 0);
-	if (n < 0)
+	if (n < 0) {
 		fuse_reply_err(req, (int)-n);
-	else
-		fuse_reply_write(req, (size_t)n);
+		return;
+	}
+	fuse_reply_write(req, (size_t)n);
+	/* The kernel keeps what it just wrote as up-to-date pages: they
+	 * must not be read or run before the content is checked. */
+	if (n > 0)
+		inval_add(in, off, (size_t)n);
 }
 
 void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
@@ -282,23 +357,28 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 	return err;
 }
 
+/* How often a read ends a writer that writes again at once before it
+ * checks the content as it is (then failing, its labels being stale). */
+#define READ_END_TRIES	3
+
 void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off)
 {
 	struct fuse_bufvec buf = FUSE_BUFVEC_INIT(size);
-	struct ufs_file *fh;
-	int err = 0, fd;
+	int err, fd;
 
-	pthread_mutex_lock(&in->lock);
-	fh = in->shared;
-	if (fh) {
-		/* Being written through the mount: the writer's own content,
-		 * as an open file sees it in the kernel until the last close. */
-		pthread_rwlock_rdlock(&fh->lock);
-		fd = fh->fd;
-	} else {
-		err = read_check(req, in);
-		fd = in->rfd;
+	/* Being written through the mount: no close will come, so the read
+	 * ends the writer -- the relabel its close would do -- and checks
+	 * what that left, as an open after the writer's close would.  The
+	 * writer's content is never served unchecked. */
+	for (int tries = 0;; tries++) {
+		pthread_mutex_lock(&in->lock);
+		if (!in->shared || tries == READ_END_TRIES)
+			break;
+		pthread_mutex_unlock(&in->lock);
+		shared_end_now(in);
 	}
+	err = read_check(req, in);
+	fd = in->rfd;
 	pthread_mutex_unlock(&in->lock);
 	if (err) {
 		fuse_reply_err(req, -err);
@@ -310,8 +390,6 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 	buf.buf[0].fd = fd;
 	buf.buf[0].pos = off;
 	fuse_reply_data(req, &buf, FUSE_BUF_SPLICE_MOVE);
-	if (fh)
-		pthread_rwlock_unlock(&fh->lock);
 }
 
 /* ---- which policies fastopen can serve ---------------------------------------------- */
@@ -397,6 +475,20 @@ static void *flusher_main(void *arg)
 			continue;
 		}
 
+		if (ufs.inval) {
+			/* Copied out: IN may be freed once the lock is let go,
+			 * and a stale node id only drops someone's cache. */
+			fuse_ino_t ino = (fuse_ino_t)(uintptr_t)ufs.inval;
+			off_t lo = ufs.inval->inval_lo, hi = ufs.inval->inval_hi;
+
+			inval_del(ufs.inval);
+			pthread_mutex_unlock(&ufs.dirty_lock);
+			if (ufs.se)
+				fuse_lowlevel_notify_inval_inode(ufs.se, ino, lo,
+								 hi == INT64_MAX ? 0 : hi - lo);
+			pthread_mutex_lock(&ufs.dirty_lock);
+			continue;
+		}
 		for (in = ufs.dirty; in; in = in->dirty_next) {
 			int64_t at = atomic_load(&in->last_write_ns) + idle;
 
@@ -482,5 +574,8 @@ void ufs_shared_stop(void)
 
 void ufs_shared_drop(struct ufs_inode *in)
 {
+	pthread_mutex_lock(&ufs.dirty_lock);
+	inval_del(in);
+	pthread_mutex_unlock(&ufs.dirty_lock);
 	shared_end_now(in);
 }

@@ -42,6 +42,11 @@ struct ufs_inode {
 	struct ufs_inode *dirty_next;	/* on ufs.dirty (dirty_lock) */
 	bool dirty;			/* on ufs.dirty (dirty_lock) */
 	int pinned;			/* being flushed (dirty_lock) */
+	/* Pages written through the mount, for the kernel to drop
+	 * (ops_shared.c; dirty_lock): on ufs.inval while queued. */
+	struct ufs_inode *inval_next;
+	bool inval_queued;
+	off_t inval_lo, inval_hi;
 	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
 	atomic_uint readers;		/* open files not open for writing */
 	/* While written through the mount (behind.c, own_lock): */
@@ -65,10 +70,12 @@ struct ufs {
 	 * appraised at the first READ, writes relabelled after write_idle
 	 * seconds without writes, at fsync, forget and unmount. */
 	bool fastopen;
+	bool singlethread;		/* -s: one worker */
 	double write_idle;
 	pthread_mutex_t dirty_lock;
 	pthread_cond_t dirty_cond;
 	struct ufs_inode *dirty;	/* inodes with a shared writer */
+	struct ufs_inode *inval;	/* inodes with written pages cached */
 	bool flusher_run;
 	pthread_t flusher;
 	struct fuse_session *se;
@@ -103,6 +110,7 @@ struct ufs_hook {
 	bool own_fd;
 	struct integrity_cred cred;
 	struct integrity_event ev;
+	bool shared;			/* registered in share.c */
 	char name[PATH_MAX];
 };
 
@@ -213,6 +221,8 @@ void ufs_file_unregister(struct ufs_file *fh);
 int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
+/* Before a SETATTR of IN is answered: its cached pages dropped. */
+void ufs_shared_setattr(struct ufs_inode *in);
 /* May fastopen serve policy P (no rule depends on the caller)?  0, or
  * -EPERM with the rule and the reason in WHY. */
 int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);
@@ -244,6 +254,18 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in);
  * ufs_own_put), or NULL. */
 struct ufs_inode *ufs_own_by_name(struct ufs_inode *dir, const char *name);
 void ufs_own_put(struct ufs_inode *in);
+
+/* share.c: no user holds every worker with long hook calls.  Every hook
+ * call is registered between ufs_share_enter and ufs_share_leave (true:
+ * it was cancelled, its hashing failed). */
+int ufs_share_start(unsigned int max_threads);
+void ufs_share_stop(void);
+void ufs_share_enter(uid_t uid);
+bool ufs_share_leave(void);
+
+/* holders.c: once mounted over SOURCE, name (stderr, audit) the processes
+ * that still reach SOURCE itself from before the mount. */
+void ufs_warn_source_holders(void);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

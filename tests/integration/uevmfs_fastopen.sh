@@ -6,8 +6,8 @@
 #    again with every mount in this mode (their own assertions);
 #  - what differs: a tampered file opens but its reads and exec fail with
 #    EACCES; written content is relabelled after write_idle without writes,
-#    at fsync and at unmount, and until then SOURCE fails detectably, never
-#    PASS for content its labels do not describe;
+#    at fsync, at unmount and before it is read, and until then SOURCE
+#    fails detectably, never PASS for content its labels do not describe;
 #  - no OPEN, FLUSH or RELEASE reaches uevmfs after the first OPEN and
 #    FLUSH (its debug log).
 source "$(dirname "$0")/../lib.sh"
@@ -57,9 +57,12 @@ expect_match "the first read measured the file (ima-ng entry for it)" " ima-ng s
 
 # ---- writes ----------------------------------------------------------------------------------
 echo "edited" >"$M/edit"
-expect_eq "the edit reads back through the mount" "edited" "$(cat "$M/edit")"
 expect_rc "before write_idle: SOURCE fails detectably (old labels, new content)" 1 \
 	"$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
+expect_eq "the edit reads back through the mount" "edited" "$(cat "$M/edit")"
+expect_rc "a read of a file being written relabels it first (as its close would)" 0 \
+	"$UEVM" verify --hmac-key "raw:$KEY" "$S/edit"
+echo "edited again" >"$M/edit"
 echo "synced now" >"$M/synced"
 python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)' "$M/synced"
 expect_rc "fsync relabels at once" 0 "$UEVM" verify --hmac-key "raw:$KEY" "$S/synced"

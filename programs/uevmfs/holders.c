@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Processes that reached SOURCE before uevmfs was mounted over it keep
+ * reaching it around the mount: a working directory, a root directory or
+ * an open file taken before the mount still lead to SOURCE's own inodes,
+ * and paths relative to them never pass through uevmfs (a service started
+ * before the mount runs ./bin/x unchecked; a user who sat in a directory
+ * of SOURCE reads and writes behind the mount).  Nothing in userspace can
+ * take them back, so they are named at start: warned on stderr and
+ * audited (op=mount cause=source-held-open), one record per process.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "uevmfs.h"
+
+#define HOLDERS_SHOWN	16	/* named on stderr; the rest are counted */
+
+/* Does the magic link LINK lead into SOURCE itself (its filesystem, a path
+ * under it), not through the mount?  Its target in *PATH. */
+static bool into_source(const char *link, char *path, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+
+	if (stat(link, &st) < 0 || st.st_dev != ufs.root.dev)
+		return false;
+	n = readlink(link, path, len - 1);
+	if (n <= 0)
+		return false;
+	path[n] = '\0';
+	return !strncmp(path, ufs.source, ufs.source_len) &&
+	       (path[ufs.source_len] == '/' || path[ufs.source_len] == '\0' ||
+		ufs.source_len == 0);
+}
+
+/* The first of PID's cwd, root and open files that leads into SOURCE
+ * (PID and the fd names are short numbers from /proc). */
+static bool holds_source(const char *pid, char *what, size_t wlen, char *path,
+			 size_t plen)
+{
+	static const char *const dirs[] = { "cwd", "root" };
+	char link[64 + 2 * NAME_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(link, sizeof(link), "/proc/%s/%s", pid, dirs[i]);
+		if (into_source(link, path, plen)) {
+			snprintf(what, wlen, "%s", dirs[i]);
+			return true;
+		}
+	}
+	snprintf(link, sizeof(link), "/proc/%s/fd", pid);
+	d = opendir(link);
+	while (d && !found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "/proc/%s/fd/%s", pid, de->d_name);
+		if (into_source(link, path, plen)) {
+			snprintf(what, wlen, "open file (fd %.16s)", de->d_name);
+			found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+void ufs_warn_source_holders(void)
+{
+	char self[16], what[48], path[PATH_MAX];
+	unsigned int n = 0;
+	struct dirent *de;
+	DIR *proc;
+
+	if (!ufs.over_source)
+		return;	/* SOURCE stays reachable by its path anyway */
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	while ((de = readdir(proc))) {
+		struct integrity_cred cred;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    !strcmp(de->d_name, self))
+			continue;
+		if (!holds_source(de->d_name, what, sizeof(what), path, sizeof(path)))
+			continue;
+		if (integrity_cred_from_pid(atoi(de->d_name), &cred) < 0)
+			continue;	/* gone meanwhile */
+		if (n++ < HOLDERS_SHOWN)
+			fprintf(stderr, "uevmfs: warning: process %s (%s, uid %u) has "
+				"%s %s in SOURCE from before the mount: it reaches "
+				"SOURCE around uevmfs, unchecked, until it lets go\n",
+				de->d_name, cred.comm, (unsigned int)cred.uid, what, path);
+		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_STATUS, NULL, path, &cred,
+				    "mount", "source-held-open", -EBUSY, false);
+	}
+	closedir(proc);
+	if (n > HOLDERS_SHOWN)
+		fprintf(stderr, "uevmfs: warning: %u more processes reach SOURCE "
+			"from before the mount (see the audit records)\n",
+			n - HOLDERS_SHOWN);
+}
