@@ -16,56 +16,7 @@ for tool in swtpm tpm2_pcrread tpm2_pcrextend evmctl python3 openssl; do
 	fi
 done
 REF="$TESTS_DIR/ima_ml_ref.py"
-TPMSTATE=$T/tpmstate
-mkdir -p "$TPMSTATE"
-SWTPM_PID=
-
-stop_swtpm() {
-	if [ -n "$SWTPM_PID" ]; then
-		kill "$SWTPM_PID" 2>/dev/null
-		wait "$SWTPM_PID" 2>/dev/null
-		SWTPM_PID=
-	fi
-}
-on_exit stop_swtpm
-
-# Start swtpm on a free random port pair; TCTI names it.
-start_swtpm() {
-	local try port
-	for try in $(seq 1 20); do
-		port=$((20000 + RANDOM % 30000))
-		if ss -ltn | grep -qE ":($port|$((port + 1)))\b"; then
-			continue
-		fi
-		swtpm socket --tpm2 \
-			--server type=tcp,port=$port,bindaddr=127.0.0.1 \
-			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
-			--tpmstate dir="$TPMSTATE" --flags not-need-init,startup-clear \
-			>>"$T/swtpm.log" 2>&1 &
-		SWTPM_PID=$!
-		TCTI="swtpm:host=127.0.0.1,port=$port"
-		for _ in $(seq 1 50); do
-			if tpm2_pcrread -T "$TCTI" sha1:0 >/dev/null 2>&1; then
-				return 0
-			fi
-			kill -0 "$SWTPM_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		stop_swtpm
-	done
-	return 1
-}
-
-# PCRs 0-23 of a bank in the form evmctl's --pcrs reads ("PCR-NN: HEX").
-pcr_file() {	# bank out
-	tpm2_pcrread -T "$TCTI" "$1:$(seq -s, 0 23)" |
-		awk '/^ *[0-9]+ *: *0x/ { n = $1; sub(/:.*/, "", n); h = $0;
-			sub(/.*0x/, "", h); printf "PCR-%02d: %s\n", n, tolower(h) }' >"$2"
-}
-
-tpm_pcr() {	# bank pcr -> lower-case hex
-	tpm2_pcrread -T "$TCTI" "$1:$2" | awk '/0x/ { sub(/.*0x/, ""); print tolower($0) }'
-}
+source "$TESTS_DIR/swtpm-lib.sh"
 
 flip_byte() {	# file offset
 	python3 -c 'import sys

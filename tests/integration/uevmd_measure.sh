@@ -13,45 +13,7 @@ source "$TESTS_DIR/uevmd_lib.sh"
 for tool in swtpm tpm2_pcrread tpm2_pcrextend evmctl openssl; do
 	command -v "$tool" >/dev/null || { fail "tools" "$tool is missing"; exit 1; }
 done
-TPMSTATE=$T/tpmstate
-mkdir -p "$TPMSTATE"
-SWTPM_PID=
-stop_swtpm() {
-	if [ -n "$SWTPM_PID" ]; then
-		kill -CONT "$SWTPM_PID" 2>/dev/null
-		kill "$SWTPM_PID" 2>/dev/null
-		wait "$SWTPM_PID" 2>/dev/null
-		SWTPM_PID=
-	fi
-}
-on_exit stop_swtpm
-start_swtpm() {
-	local try port
-	for try in $(seq 1 20); do
-		port=$((20000 + RANDOM % 30000))
-		ss -ltn | grep -qE ":($port|$((port + 1)))\b" && continue
-		swtpm socket --tpm2 \
-			--server type=tcp,port=$port,bindaddr=127.0.0.1 \
-			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
-			--tpmstate dir="$TPMSTATE" --flags not-need-init,startup-clear \
-			>>"$T/swtpm.log" 2>&1 &
-		SWTPM_PID=$!
-		TCTI="swtpm:host=127.0.0.1,port=$port"
-		for _ in $(seq 1 50); do
-			tpm2_pcrread -T "$TCTI" sha1:0 >/dev/null 2>&1 && return 0
-			kill -0 "$SWTPM_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		stop_swtpm
-	done
-	return 1
-}
-# PCRs 0-23 of a bank as evmctl's --pcrs reads them ("PCR-NN: HEX").
-pcr_file() {	# bank out
-	tpm2_pcrread -T "$TCTI" "$1:$(seq -s, 0 23)" |
-		awk '/^ *[0-9]+ *: *0x/ { n = $1; sub(/:.*/, "", n); h = $0;
-			sub(/.*0x/, "", h); printf "PCR-%02d: %s\n", n, tolower(h) }' >"$2"
-}
+source "$TESTS_DIR/swtpm-lib.sh"
 evmctl_accepts() {	# list
 	pcr_file sha1 "$T/pcrs-sha1"
 	pcr_file sha256 "$T/pcrs-sha256"
