@@ -383,7 +383,6 @@ int main(int argc, char **argv)
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	umask(077);
 	D->pid = getpid();
-	D->start_ns = real_ns();
 	pthread_mutex_init(&D->policy_lock, NULL);
 	own_tid_register();
 

@@ -159,7 +159,6 @@ struct uevmd {
 	struct uevmd_mark marks[2 * UEVMD_MAX_MARKS];
 	int nmarks;
 	pid_t pid;
-	int64_t start_ns;		/* CLOCK_REALTIME at start */
 	atomic_int running;		/* 1 once READY */
 	atomic_int stopping;
 	int stop_efd;			/* eventfd: wakes every thread */
@@ -172,7 +171,6 @@ extern struct uevmd *D;
 extern const char uevmd_mount_mark_caveat[];
 
 int64_t mono_ns(void);
-int64_t real_ns(void);
 
 /* ---- own threads (tids.c) ---------------------------------------------- */
 
