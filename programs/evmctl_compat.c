@@ -338,7 +338,18 @@ static const struct option opts[] = {
 };
 
 /* 0 to go on, or an exit status. */
-static int parse_options(int argc, char **argv)
+/* evmctl's message for a file it cannot open comes before any parsing. */
+static bool ev_readable(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void parse_options(int argc, char **argv)
 {
 	unsigned long keyid;
 	char *end;
@@ -454,6 +465,11 @@ static int parse_options(int argc, char **argv)
 			ev.keyid = (uint32_t)keyid;
 			break;
 		case 145:
+			if (!ev_readable(optarg)) {
+				log_err("Cannot open %s: %s\n", optarg, strerror(errno));
+				log_err("Error reading keyid.\n");
+				exit(1);
+			}
 			if (uevm_keyid_from_cert_file(optarg, &ev.keyid) || !ev.keyid) {
 				log_err("read keyid: %s: %s\n", optarg, uevm_last_error());
 				log_err("Error reading keyid.\n");
@@ -475,7 +491,9 @@ static int parse_options(int argc, char **argv)
 				log_err("provider %s isn't available\n", optarg);
 				ev_output_openssl_errors();
 				log_info("setup_provider failed\n");
-				return 0x100;	/* evmctl leaves with status 0 */
+				/* evmctl 1.6.2 then exits 0 having done nothing;
+				 * a failure must not look like success. */
+				exit(125);
 			}
 			break;
 		case '?':
@@ -484,7 +502,6 @@ static int parse_options(int argc, char **argv)
 			log_err("getopt() returned: %d (%c)\n", c, c);
 		}
 	}
-	return 0;
 }
 
 static int call_command(const char *name)
@@ -513,9 +530,7 @@ int evmctl_main(int argc, char **argv)
 	ev.xattr_evm = "security.evm";
 	/* Options anywhere, as glibc's getopt permutes them for evmctl. */
 	optind = 1;
-	err = parse_options(argc, argv);
-	if (err)
-		return 0;
+	parse_options(argc, argv);
 	if (!ev.keypass)
 		ev.keypass = getenv("EVMCTL_KEY_PASSWORD");
 	uevm_config_init(&cfg);

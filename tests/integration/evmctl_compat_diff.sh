@@ -16,10 +16,6 @@ if ! command -v evmctl >/dev/null; then
 	fail "evmctl is installed (package ima-evm-utils)"
 	exit 1
 fi
-DEB=$(command -v evmctl)
-LINKDIR=$T/bin
-mkdir "$LINKDIR"
-ln -s "$UEVM" "$LINKDIR/evmctl"
 
 K=$T/keys
 mkdir "$K"
@@ -28,46 +24,7 @@ W=$T/w
 mkdir "$W"
 cd "$W" || exit 1
 
-ONLY_1_6='/^keyid [0-9a-f]* (from /d'
-# same NAME FILTER ARGS...: evmctl 1.4 then uevm (both forms) with ARGS in
-# the current directory; FILTER (sed) is applied to both outputs.
-same() {
-	local name=$1 filter=$2 form
-	shift 2
-	"$DEB" "$@" >"$T/deb.out" 2>"$T/deb.err" </dev/null
-	local rc_deb=$?
-	for form in link uevm; do
-		if [ "$form" = link ]; then
-			"$LINKDIR/evmctl" "$@" >"$T/u.out" 2>"$T/u.err" </dev/null
-		else
-			"$UEVM" evmctl "$@" >"$T/u.out" 2>"$T/u.err" </dev/null
-		fi
-		local rc_u=$?
-		expect_eq "$name [$form]: exit status" "$rc_deb" "$rc_u"
-		expect_eq "$name [$form]: stdout" "$(sed -e "$filter" "$T/deb.out")" \
-			"$(sed -e "$filter" "$T/u.out")"
-		expect_eq "$name [$form]: stderr" "$(sed -e "$filter" -e "$ONLY_1_6" "$T/deb.err")" \
-			"$(sed -e "$filter" -e "$ONLY_1_6" "$T/u.err")"
-	done
-}
-# same_stdin NAME INPUTFILE ARGS...: as same, with stdin from INPUTFILE.
-same_stdin() {
-	local name=$1 in=$2 form
-	shift 2
-	"$DEB" "$@" <"$in" >"$T/deb.out" 2>"$T/deb.err"
-	local rc_deb=$?
-	for form in link uevm; do
-		if [ "$form" = link ]; then
-			"$LINKDIR/evmctl" "$@" <"$in" >"$T/u.out" 2>"$T/u.err"
-		else
-			"$UEVM" evmctl "$@" <"$in" >"$T/u.out" 2>"$T/u.err"
-		fi
-		local rc_u=$?
-		expect_eq "$name [$form]: exit status" "$rc_deb" "$rc_u"
-		expect_eq "$name [$form]: stdout" "$(cat "$T/deb.out")" "$(cat "$T/u.out")"
-		expect_eq "$name [$form]: stderr" "$(cat "$T/deb.err")" "$(cat "$T/u.err")"
-	done
-}
+source "$TESTS_DIR/evmctl_diff_lib.sh"
 
 head -c 10000 /dev/urandom >f
 printf 'second file\n' >g
