@@ -70,8 +70,37 @@ for id in 0 1 2; do
 	done
 done
 
+# A write caught in the middle in every round, whatever the moment of the
+# kill: a helper creates held.ROUND, writes HELD (64 KiB) into it and keeps
+# rewriting the same bytes at offset 0 without closing.  Without fastopen no
+# close means no relabel, so the file must detectably fail; with fastopen a
+# writer idle for write_idle is relabelled, so a stalled helper may leave
+# HELD labelled: a content some write completed.
+head -c 65536 /dev/urandom >"$T/stage/held"
+fastopen=0
+case ",${UFS_EXTRA_OPTS:-}," in *,fastopen,*) fastopen=1 ;; esac
+[ "$fastopen" = 1 ] && sha256sum <"$T/stage/held" | cut -d' ' -f1 >>"$COMPLETE"
+mkfifo "$T/held.ready"
+held_writer() {
+	python3 - "$1" "$T/stage/held" "$T/held.ready" <<'PY'
+import os, sys, time
+data = open(sys.argv[2], 'rb').read()
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+os.write(fd, data)
+with open(sys.argv[3], 'w') as ready:
+    ready.write('ready\n')
+try:
+    while True:
+        os.pwrite(fd, data, 0)
+        time.sleep(0.01)
+except OSError:
+    pass
+PY
+}
+
 total_pass=0
 total_fail=0
+held_fail=0
 for round in $(seq 1 "$ROUNDS"); do
 	ufs_mount "$S" "$M" "$OPTS" || { fail "round $round: uevmfs mounts"; break; }
 	pids=()
@@ -79,11 +108,17 @@ for round in $(seq 1 "$ROUNDS"); do
 		writer "$round" "$id" &
 		pids+=($!)
 	done
+	held_writer "$M/held.$round" &
+	hpid=$!
+	# (the timeout only keeps a helper that died before its open from hanging the test)
+	timeout 120 cat "$T/held.ready" >/dev/null || fail "round $round: the held writer is ready"
 	# A random moment: 0.3 to 2.5 seconds into the writes.
 	sleep "$(printf '0.%d' $((RANDOM % 10)))"
 	sleep $((RANDOM % 3))
 	kill -9 "$UFS_PID"
 	wait "$UFS_PID" 2>/dev/null
+	kill -9 "$hpid" 2>/dev/null
+	wait "$hpid" 2>/dev/null
 	# Writers see ENOTCONN now; stop them before the dead mount is
 	# detached (their writes would land in the bare directory).
 	touch "$T/stop"
@@ -108,12 +143,20 @@ for round in $(seq 1 "$ROUNDS"); do
 	done < <(jq -r '.results[] | select(.type == "file" and .status == "pass") | .path' <<<"$json")
 	nfail=$(jq '[.results[] | select(.type == "file" and .status != "pass")] | length' <<<"$json")
 	expect_eq "round $round: every passing file has a content some write completed" "" "$bad"
-	echo "round $round: $npass files pass, $nfail detectably failing"
+	held=$(jq -r --arg p "$S/held.$round" '.results[] | select(.path == $p) | .status' <<<"$json")
+	if [ "$fastopen" = 0 ]; then
+		check "round $round: the file held open for writing is not passed ($held)" \
+			test -n "$held" -a "$held" != pass
+	fi
+	[ -n "$held" ] && [ "$held" != pass ] && held_fail=$((held_fail + 1))
+	echo "round $round: $npass files pass, $nfail detectably failing (held.$round: ${held:-missing})"
 	total_pass=$((total_pass + npass))
 	total_fail=$((total_fail + nfail))
 done
 # The check above cannot pass vacuously: files did pass, and writes were
-# caught in the middle at least once over the rounds.
+# caught in the middle (the held files at least) over the rounds.
 check "passing files were checked ($total_pass)" test "$total_pass" -gt 0
+check "writes were interrupted: held files detectably fail ($held_fail of $ROUNDS)" \
+	test "$held_fail" -gt 0
 check "writes were interrupted: some files detectably fail ($total_fail)" \
 	test "$total_fail" -gt 0
