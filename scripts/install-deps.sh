@@ -41,6 +41,9 @@ btrfs-progs
 dosfstools
 fusefat
 libcap2-bin
+softhsm2
+libengine-pkcs11-openssl
+opensc
 "
 
 missing=""
