@@ -714,6 +714,8 @@ int ev_cmd_import(const struct ev_command *cmd)
 	id = ring_id(ring);
 	/* The kernel's asymmetric key type parses DER certificates. */
 	fp = fopen(inkey, "re");
+	if (!fp)
+		ev.err_no = errno;	/* evmctl's final "errno: ..." line */
 	x = fp ? d2i_X509_fp(fp, NULL) : NULL;
 	if (fp)
 		fclose(fp);
