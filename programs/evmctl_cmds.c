@@ -246,6 +246,12 @@ static int verify_evm(const struct uevm_certset *set, const char *file)
 	mdlen = ev_calc_evm(AT_FDCWD, file, algo, false, NULL, hash);
 	if (mdlen <= 1)
 		return mdlen;
+	if (sig[0] == EVM_IMA_XATTR_DIGSIG && sig[1] == 3) {
+		/* What sign -i writes: evmctl's imaevm_verify_hash takes
+		 * version 3 for sigv3, which it computes for fs-verity only. */
+		log_err("Only fsverity supports signature format v3 (sigv3)\n");
+		return -1;
+	}
 	return ev_verify_hash(set, file, algo, hash, mdlen, sig, (int)len);
 }
 

@@ -128,6 +128,7 @@ static int find(int dfd, const char *path, int dts, ev_file_fn fn)
 				       (dfd == AT_FDCWD ? 0 : O_NOFOLLOW));
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {
+		ev.err_no = errno;	/* opendir's, printed on failure */
 		if (fd >= 0)
 			close(fd);
 		log_err("Failed to open directory %s\n", path);

@@ -183,6 +183,22 @@ static int immutable_hash(int algo, const struct evm_data *d,
 	return ret;
 }
 
+/* The directory holding FILE (relative to DIRFD), for the fs UUID of an
+ * object that cannot be opened itself (symlink, device, FIFO). */
+static int parent_dir(int dirfd, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char dir[4096];
+
+	if (!slash)
+		return openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if ((size_t)(slash - file) >= sizeof(dir))
+		return -1;
+	memcpy(dir, file, (size_t)(slash - file));
+	dir[slash - file] = '\0';
+	return openat(dirfd, slash == file ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 		const struct uevm_key *hmac_key, uint8_t *out)
 {
@@ -313,9 +329,20 @@ have:
 		if (ev.uuid_str) {
 			if (pack_uuid(ev.uuid_str, misc.uuid))
 				goto out;
-		} else if (uevm_file_fsuuid(&f, misc.uuid)) {
-			log_err("Failed to read UUID. Root access might require.\n");
-			goto out;
+		} else {
+			int pfd = -1, r;
+
+			if (!f.io) {
+				pfd = parent_dir(dirfd, file);
+				f.dirfd = pfd;
+			}
+			r = uevm_file_fsuuid(&f, misc.uuid);
+			if (pfd >= 0)
+				close(pfd);
+			if (r) {
+				log_err("Failed to read UUID. Root access might require.\n");
+				goto out;
+			}
 		}
 		misc.has_uuid = true;
 	}
