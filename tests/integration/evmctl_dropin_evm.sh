@@ -169,6 +169,20 @@ for form in link uevm; do
 	expect_match "--selinux over 1024 bytes [$form]: the message (1.6.2)" \
 		'^selinux\[1101\] value is too long to fit into xattr\[1024\]$' "$(cat "$T/u.err")"
 done
+# evmctl lists the names into 1024 bytes too: with more, llistxattr fails
+# (ERANGE) and evmctl exits 125.  uevm signs (documented difference: it
+# never refuses such a file), over the same data as without those names.
+printf 'many\n' >many
+setfattr -n security.ima -v 0x0401 many
+for i in $(seq 1 40); do setfattr -n "user.a_long_attribute_name_number_$i" -v 1 many; done
+"$DEB" sign -u -n -k "$KEY" many >/dev/null 2>"$T/deb.err"
+expect_eq "evmctl 1.4 refuses names over 1024 bytes (125)" 125 "$?"
+expect_match "... saying so" '^llistxattr\(\) failed' "$(cat "$T/deb.err")"
+with=$("$UEVM" evmctl sign -u -n -k "$KEY" many 2>/dev/null)
+expect_eq "uevm signs a file whose names exceed 1024 bytes: exit 0" 0 "$?"
+for i in $(seq 1 40); do setfattr -x "user.a_long_attribute_name_number_$i" many; done
+expect_eq "... the signature evmctl gives without those (unprotected) names" \
+	"$("$DEB" sign -u -n -k "$KEY" many 2>/dev/null)" "$with"
 # The native commands hash what the kernel hashes: every value, of any
 # size, and the Smack extras (the kernel's CONFIG_EVM_EXTRA_SMACK_XATTRS).
 for x in big smack; do
