@@ -154,6 +154,9 @@ for x in big exact smack; do
 	same "verify -u $x" "" verify -u -k "$CERT" "$x"
 	same "-a sha1 hmac -u -n $x" "" -a sha1 hmac -u -n "$x"
 	same "--smack -a sha1 hmac -u -n $x" "" --smack -a sha1 hmac -u -n "$x"
+	same_xattrs "--smack sign -u $x" "$x" --smack sign -u -k "$KEY" "$x"
+	same_xattrs "-a sha1 hmac -u $x" "$x" -a sha1 hmac -u "$x"
+	same_xattrs "--smack -a sha1 hmac -u $x" "$x" --smack -a sha1 hmac -u "$x"
 done
 expect_match "a 1500-byte value is left out" "^no xattr: security.SMACK64$" \
 	"$("$UEVM" evmctl sign -u -n -k "$KEY" big 2>&1)"
