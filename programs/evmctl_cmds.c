@@ -89,14 +89,19 @@ int ev_cmd_hash_ima(const struct ev_command *cmd)
 
 /* ---- ima_sign ----------------------------------------------------------------- */
 
-static int write_sigfile(const char *file, const uint8_t *sig, size_t len)
+/* FILE.sig beside FILE: in a tree walk FILE is named relative to DFD,
+ * as evmctl's chdir-based walk names it. */
+static int write_sigfile(int dfd, const char *file, const uint8_t *sig, size_t len)
 {
 	char name[4096 + 8];
-	FILE *fp;
+	FILE *fp = NULL;
+	int fd;
 
 	snprintf(name, sizeof(name), "%s.sig", file);
 	log_info("Writing to %s\n", name);
-	fp = fopen(name, "we");
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0 && !(fp = fdopen(fd, "w")))
+		close(fd);
 	if (!fp) {
 		log_err("Failed to open: %s\n", name);
 		return -1;
@@ -121,7 +126,7 @@ static int sign_ima(int dfd, const char *file)
 	if (ev.sigdump || ev.verbose >= EV_LOG_INFO)
 		ev_hexdump(sig, (size_t)len);
 	if (ev.sigfile)
-		write_sigfile(file, sig, (size_t)len);
+		write_sigfile(dfd, file, sig, (size_t)len);
 	if (ev.xattr) {
 		err = set_xattr(dfd, file, ev.xattr_ima, sig, (size_t)len);
 		if (err) {
@@ -145,11 +150,6 @@ static int sign_evm(int dfd, const char *file)
 	int algo = ev_hash_algo(ev.hash_algo);
 	int len, err;
 
-	if (ev.immutable) {
-		/* evmctl's hidden -i makes signatures no kernel accepts. */
-		log_err("immutable EVM signatures (-i) are not supported by the kernel\n");
-		return -1;
-	}
 	if (algo < 0 || !uevm_hash_algo_available(algo)) {
 		log_err("EVP_get_digestbyname(%s) failed\n", ev.hash_algo);
 		return 0;
@@ -163,6 +163,11 @@ static int sign_evm(int dfd, const char *file)
 	if (len <= 1)
 		return len;
 	len++;
+	/* -i: evmctl relabels the version-2 signature over its immutable
+	 * hash (no inode, generation or UUID) as version 3.  The kernel
+	 * hashes the full metadata for type 3 and so rejects it. */
+	if (ev.immutable)
+		sig[1] = 3;
 	if (ev.sigdump || ev.verbose >= EV_LOG_INFO)
 		ev_hexdump(sig, (size_t)len);
 	if (ev.xattr) {
@@ -241,6 +246,12 @@ static int verify_evm(const struct uevm_certset *set, const char *file)
 	mdlen = ev_calc_evm(AT_FDCWD, file, algo, false, NULL, hash);
 	if (mdlen <= 1)
 		return mdlen;
+	if (sig[0] == EVM_IMA_XATTR_DIGSIG && sig[1] == 3) {
+		/* What sign -i writes: evmctl's imaevm_verify_hash takes
+		 * version 3 for sigv3, which it computes for fs-verity only. */
+		log_err("Only fsverity supports signature format v3 (sigv3)\n");
+		return -1;
+	}
 	return ev_verify_hash(set, file, algo, hash, mdlen, sig, (int)len);
 }
 

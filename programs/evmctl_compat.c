@@ -121,9 +121,14 @@ static int find(int dfd, const char *path, int dts, ev_file_fn fn)
 		if (st.st_dev != ev.fs_dev)
 			return 0;
 	}
-	fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* The tree's root is opened as opendir does (a symlink to a
+	 * directory is walked); entries below are DT_DIR ones, never
+	 * followed. */
+	fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+				       (dfd == AT_FDCWD ? 0 : O_NOFOLLOW));
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {
+		ev.err_no = errno;	/* opendir's, printed on failure */
 		if (fd >= 0)
 			close(fd);
 		log_err("Failed to open directory %s\n", path);
@@ -162,10 +167,15 @@ int ev_do_cmd(const struct ev_command *cmd, ev_file_fn fn)
 	}
 	if (!ev.recursive)
 		return fn(AT_FDCWD, path);
+	/* -t replaces the default: only its 'f' selects regular files. */
+	if (ev.search_type)
+		dts = 0;
 	for (const char *t = ev.search_type; t && *t; t++) {
 		struct stat st;
 
-		if (*t == 'x') {
+		if (*t == 'f') {
+			dts |= 1 << DT_REG;
+		} else if (*t == 'x') {
 			ev.check_xattr = true;
 		} else if (*t == 'm') {
 			if (lstat(path, &st) < 0) {

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Where uevm's evmctl mode deliberately follows the kernel (and evmctl 1.6)
-# rather than evmctl 1.4: the HMAC is always the kernel's (HMAC-SHA1 with
-# the 128-byte key buffer, the fs UUID from FS_IOC_GETFSUUID unless -u,
-# directory generations), checked against an openssl-command-line
+# rather than evmctl 1.4: the HMAC is evmctl 1.6.2's, which for the files
+# here is the kernel's (HMAC-SHA1 with the 128-byte key buffer, the fs UUID
+# from FS_IOC_GETFSUUID unless -u, directory generations; where 1.6.2 and
+# the kernel part see evmctl_dropin_evm.sh), checked against an openssl-command-line
 # reference; exit codes 0 / 1 / 125; PEM certificates; --xattr-user;
 # signature version 3; the opt-in `make install EVMCTL_LINK=1` link.
 source "$(dirname "$0")/../lib.sh"
