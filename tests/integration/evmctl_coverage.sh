@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Every command and option of evmctl 1.6.2 (its command table and getopt
 # table, listed here by hand from its source) has an entry in
-# uevm-evmctl(1)'s COMPATIBILITY section that says "Same." or names the
-# difference, and is run by at least one evmctl test.
+# uevm-evmctl(1)'s COMPATIBILITY section that starts with "Same" or
+# "Difference:", and is run by at least one evmctl test.
 source "$(dirname "$0")/../lib.sh"
 
 MAN=$TESTS_DIR/../man/uevm-evmctl.1
@@ -24,7 +24,7 @@ OPTIONS="--help/-h -v -n --imasig/-s --imahash/-d --hashalgo/-a --pass/-p
 # escapes removed.
 section=$(sed -n '/^\.SH COMPATIBILITY/,/^\.SH /p' "$MAN" | sed '1d;$d' |
 	awk '
-		/^\.TP/ { tag = 1; next }
+		/^\.T[PQ]/ { tag = 1; next }	# .TQ: one more tag for the same text
 		/^\.(SS|PP|IP)/ { print "%%"; next }
 		{
 			line = $0
@@ -44,11 +44,13 @@ if [ -z "$section" ]; then
 	exit 1
 fi
 
-# entry_of WORD: the text of the entry whose tag names WORD.
+# entry_of WORD: the text of the entry whose tag (or one of whose tags)
+# names WORD.
 entry_of() {
 	awk -v w="$1" '
 		/^%%/ {
-			if (found) exit
+			if (found && body) exit
+			body = 0
 			n = split(substr($0, 3), t, /[ ,]+/)
 			for (i = 1; i <= n; i++) {
 				sub(/[=[].*/, "", t[i])
@@ -56,6 +58,7 @@ entry_of() {
 			}
 			next
 		}
+		{ body = 1 }
 		found { print }
 	' <<<"$section"
 }
@@ -65,7 +68,7 @@ check_entry() {	# word
 	text=$(entry_of "$1" | tr -s ' \n' ' ' | sed 's/^ //')
 	if [ -z "$text" ]; then
 		fail "uevm-evmctl(1) COMPATIBILITY lists $1"
-	elif grep -qE '^(Same\.|Difference:|Not in evmctl)' <<<"$text"; then
+	elif grep -qE '^(Same[.,:; (]|Difference:)' <<<"$text"; then
 		pass "uevm-evmctl(1) COMPATIBILITY: $1"
 	else
 		fail "uevm-evmctl(1) COMPATIBILITY: $1 says Same. or Difference:" "$text"
