@@ -240,7 +240,7 @@ UEVM_EXPORT int uevm_signer_load(const char *key, const char *pass,
 	secure_heap_once();
 	ret = is_uri(key) ? load_store(s, key, pass) : load_file(s, key, pass);
 	if (!ret)
-		ret = sig_check_pkey(s->pkey, s->desc, sizeof(s->desc));
+		ret = sig_check_pkey(s->pkey, key, s->desc, sizeof(s->desc));
 	if (ret) {
 		uevm_signer_free(s);
 		return ret;

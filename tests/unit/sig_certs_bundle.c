@@ -79,7 +79,8 @@ int main(void)
 	CHECK("the error names the file and the cause, intact",
 	      !strncmp(uevm_last_error(), bad_last_p, strlen(bad_last_p)) &&
 	      !strcmp(uevm_last_error() + strlen(bad_last_p),
-		      ": RSA key of 1024 bits: at least 2048 are needed"));
+		      ": RSA key of 1024 bits is weak: 2048 or more are safe;"
+		      " refused unless weak keys are allowed"));
 	CHECK("the failed bundle left an empty set empty", uevm_certset_count(set) == 0);
 
 	CHECK("one good certificate loads", uevm_certset_add_file(set, good_p) == 1);
