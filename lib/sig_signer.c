@@ -293,6 +293,7 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 	/* The signer is shared; only its pool of key copies changes. */
 	struct uevm_signer *ms = (struct uevm_signer *)s;
 	EVP_PKEY_CTX *pctx;
+	const char *step;
 	EVP_PKEY *key;
 	int ok, ret;
 
@@ -312,17 +313,22 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 	}
 	ERR_clear_error();
 	key = key_get(ms);
+	/* The step that failed names the failure (evmctl prints it). */
+	step = "EVP_PKEY_CTX_new";
 	pctx = key ? EVP_PKEY_CTX_new(key, NULL) : NULL;
-	ok = pctx && EVP_PKEY_sign_init(pctx) > 0 &&
+	ok = pctx && (step = "EVP_PKEY_sign_init", EVP_PKEY_sign_init(pctx) > 0) &&
 	     (!EVP_PKEY_is_a(key, "RSA") ||
-	      EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) > 0) &&
-	     EVP_PKEY_CTX_set_signature_md(pctx, md) > 0 &&
-	     EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs, dsize) > 0;
+	      (step = "EVP_PKEY_CTX_set_rsa_padding",
+	       EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) > 0)) &&
+	     (step = "EVP_PKEY_CTX_set_signature_md",
+	      EVP_PKEY_CTX_set_signature_md(pctx, md) > 0) &&
+	     (step = "EVP_PKEY_sign",
+	      EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs, dsize) > 0);
 	EVP_PKEY_CTX_free(pctx);
 	key_put(ms, key);
 	explicit_bzero(v3, sizeof(v3));
 	if (!ok)
-		return uevm_err(EIO, "signing failed: %s", sig_ossl_reason());
+		return uevm_err(EIO, "signing failed in %s: %s", step, sig_ossl_reason());
 	out[SIG_HDR_TYPE] = type;
 	out[SIG_HDR_VERSION] = (uint8_t)version;
 	out[SIG_HDR_ALGO] = (uint8_t)algo;
