@@ -120,7 +120,8 @@ static int keyid_from_pem_cert(EVP_PKEY *pkey, const uint8_t *buf, size_t len,
 	return ret;
 }
 
-static int load_file(struct uevm_signer *s, const char *path, const char *pass)
+static int load_file(struct uevm_signer *s, const char *path, const char *pass,
+		     bool ask)
 {
 	uint8_t *buf;
 	size_t len;
@@ -134,8 +135,11 @@ static int load_file(struct uevm_signer *s, const char *path, const char *pass)
 		BIO *bio = BIO_new_mem_buf(buf, (int)len);
 
 		/* Skips other PEM blocks (a certificate) to the key. */
+		/* No pass phrase: "" fails an encrypted key at once; NULL
+		 * makes OpenSSL ask on the terminal. */
 		s->pkey = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL,
-							(void *)(pass ? pass : ""))
+							(void *)(pass ? pass :
+								 ask ? NULL : ""))
 			      : NULL;
 		BIO_free(bio);
 	} else {
@@ -148,6 +152,9 @@ static int load_file(struct uevm_signer *s, const char *path, const char *pass)
 		if (dctx && pass)
 			OSSL_DECODER_CTX_set_passphrase(dctx, (const unsigned char *)pass,
 							strlen(pass));
+		else if (dctx && ask)
+			OSSL_DECODER_CTX_set_passphrase_ui(dctx, UI_get_default_method(),
+							   NULL);
 		if (dctx)
 			OSSL_DECODER_from_data(dctx, &data, &dlen);
 		OSSL_DECODER_CTX_free(dctx);
@@ -228,6 +235,12 @@ static int load_store(struct uevm_signer *s, const char *uri, const char *pass)
 UEVM_EXPORT int uevm_signer_load(const char *key, const char *pass,
 				 struct uevm_signer **out)
 {
+	return uevm_signer_load_ex(key, pass, 0, out);
+}
+
+UEVM_EXPORT int uevm_signer_load_ex(const char *key, const char *pass,
+				    unsigned int flags, struct uevm_signer **out)
+{
 	struct uevm_signer *s;
 	int ret;
 
@@ -238,7 +251,8 @@ UEVM_EXPORT int uevm_signer_load(const char *key, const char *pass,
 		return uevm_err(ENOMEM, "out of memory");
 	pthread_mutex_init(&s->lock, NULL);
 	secure_heap_once();
-	ret = is_uri(key) ? load_store(s, key, pass) : load_file(s, key, pass);
+	ret = is_uri(key) ? load_store(s, key, pass)
+			  : load_file(s, key, pass, flags & UEVM_SIGNER_ASK_PASS);
 	if (!ret)
 		ret = sig_check_pkey(s->pkey, key, s->desc, sizeof(s->desc));
 	if (ret) {

@@ -204,7 +204,7 @@ static int load_signer(void)
 		log_err("When using a pkcs11 URI you must provide the keyid with an option\n");
 		return -1;
 	}
-	if (uevm_signer_load(key, ev.keypass, &ev.signer)) {
+	if (uevm_signer_load_ex(key, ev.keypass, UEVM_SIGNER_ASK_PASS, &ev.signer)) {
 		fd = strncmp(key, "pkcs11:", 7) ? open(key, O_RDONLY | O_CLOEXEC) : 0;
 		if (fd < 0) {
 			ev.err_no = errno;

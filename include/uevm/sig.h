@@ -77,6 +77,12 @@ struct uevm_signer;
  */
 int uevm_signer_load(const char *key, const char *pass,
 		     struct uevm_signer **out);
+/* uevm_signer_load with FLAGS.  UEVM_SIGNER_ASK_PASS: an encrypted key
+ * file without PASS makes OpenSSL ask for its pass phrase on the
+ * terminal (/dev/tty; evmctl's behaviour) instead of failing. */
+#define UEVM_SIGNER_ASK_PASS 0x1
+int uevm_signer_load_ex(const char *key, const char *pass, unsigned int flags,
+			struct uevm_signer **out);
 void uevm_signer_set_keyid(struct uevm_signer *s, uint32_t keyid);
 int uevm_signer_set_keyid_from_cert(struct uevm_signer *s, const char *path);
 uint32_t uevm_signer_keyid(const struct uevm_signer *s);
