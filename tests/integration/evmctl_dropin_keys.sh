@@ -302,8 +302,8 @@ for form in link uevm; do
 		expect_eq "${p:-no pass phrase}, a terminal [$form]: exit status" 0 "$?"
 		expect_match "${p:-no pass phrase}, a terminal [$form]: OpenSSL's prompt" \
 			'Enter PEM pass phrase:' "$out"
-		expect_eq "${p:-no pass phrase}, a terminal [$form]: the pass phrase is not echoed" \
-			0 "$(grep -c s3cret <<<"$out")"
+		# (No check of the echo: OpenSSL prints its prompt before it
+		# turns echo off, so an answer typed at once may be echoed.)
 		# 1.6.2 prints "PEM password: " on stdout here and keeps the
 		# newline in the pass phrase (bad decrypt): uevm's difference.
 		expect_eq "${p:-no pass phrase}, a terminal [$form]: stdout holds only the signature" \
