@@ -299,6 +299,14 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 				 int version, int algo, const uint8_t *digest,
 				 uint8_t *out)
 {
+	return uevm_sign_digest_len(s, type, version, algo, digest,
+				    uevm_hash_algo_digest_size(algo), out);
+}
+
+UEVM_EXPORT int uevm_sign_digest_len(const struct uevm_signer *s, uint8_t type,
+				     int version, int algo, const uint8_t *digest,
+				     size_t digest_len, uint8_t *out)
+{
 	uint8_t v3[UEVM_MAX_DIGEST_SIZE];
 	const uint8_t *tbs = digest;
 	const EVP_MD *md = uevm_hash_md(algo);
@@ -321,6 +329,7 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 		if (ret)
 			return ret;
 		tbs = v3;
+		digest_len = dsize;
 	} else if (version != 2) {
 		return uevm_err(EINVAL, "signature version %d: 2 or 3 are defined",
 				version);
@@ -337,7 +346,8 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 	     (step = "EVP_PKEY_CTX_set_signature_md",
 	      EVP_PKEY_CTX_set_signature_md(pctx, md) > 0) &&
 	     (step = "EVP_PKEY_sign",
-	      EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs, dsize) > 0);
+	      EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs,
+			    digest_len) > 0);
 	EVP_PKEY_CTX_free(pctx);
 	key_put(ms, key);
 	explicit_bzero(v3, sizeof(v3));

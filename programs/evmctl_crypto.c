@@ -13,7 +13,6 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/proverr.h>
 #include <openssl/x509v3.h>
 #include "evmctl.h"
 
@@ -262,28 +261,23 @@ int ev_sign_hash(const char *algo_name, const uint8_t *hash, int size,
 		return -1;
 	}
 	log_keyid();
-	if (!uevm_hash_algo_available(algo) ||
-	    (unsigned int)size != uevm_hash_algo_digest_size(algo)) {
-		log_err("sign_hash_v2: signing failed: (%s) in %s\n",
-			uevm_hash_algo_available(algo) ? "invalid digest length"
-							: "unsupported algorithm",
-			"EVP_PKEY_sign");
-		/* OpenSSL's own error line, as its provider would queue it. */
-		if (uevm_hash_algo_available(algo)) {
-			ERR_raise(ERR_LIB_PROV, PROV_R_INVALID_DIGEST_LENGTH);
-			ev_output_openssl_errors();
-		}
+	if (!EVP_get_digestbyname(algo_name)) {
+		/* No OpenSSL error queued: evmctl prints its NULL reason. */
+		log_err("sign_hash_v2: signing failed: ((null)) in EVP_get_digestbyname\n");
 		return -1;
 	}
 	if (type == IMA_VERITY_DIGSIG) {
 		/* sigv3 over struct ima_file_id; the caller passes that hash. */
-		len = uevm_sign_digest(ev.signer, EVM_IMA_XATTR_DIGSIG, 2, algo, hash, sig);
+		len = uevm_sign_digest_len(ev.signer, EVM_IMA_XATTR_DIGSIG, 2, algo,
+					   hash, (size_t)size, sig);
 		if (len > 0) {
 			sig[0] = IMA_VERITY_DIGSIG;
 			sig[1] = 3;
 		}
 	} else {
-		len = uevm_sign_digest(ev.signer, type, version, algo, hash, sig);
+		/* A digest of the wrong size: OpenSSL says so, as to evmctl. */
+		len = uevm_sign_digest_len(ev.signer, type, version, algo, hash,
+					   (size_t)size, sig);
 	}
 	if (len < 0) {
 		/* "signing failed in STEP: error:CODE:LIB::REASON" */

@@ -97,6 +97,11 @@ void uevm_signer_free(struct uevm_signer *s);
  */
 int uevm_sign_digest(const struct uevm_signer *s, uint8_t type, int version,
 		     int algo, const uint8_t *digest, uint8_t *out);
+/* The same with a version 2 DIGEST of DIGEST_LEN bytes, which OpenSSL
+ * refuses unless it is ALGO's size (evmctl passes it on so). */
+int uevm_sign_digest_len(const struct uevm_signer *s, uint8_t type,
+			 int version, int algo, const uint8_t *digest,
+			 size_t digest_len, uint8_t *out);
 
 /*
  * Check the signature value (VAL, LEN) over DIGEST against SET, as the

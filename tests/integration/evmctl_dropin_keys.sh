@@ -105,6 +105,21 @@ done
 sm2_verify() {	# PUB DIGEST SIG: over the digest as given (no Z value)
 	openssl pkeyutl -verify -pubin -inkey "$1" -in "$2" -sigfile "$3" >/dev/null 2>&1
 }
+# A digest of the wrong size reaches EVP_PKEY_sign as in sign_hash_v2:
+# OpenSSL's refusal differs by key type (ECDSA queues no error, SM2
+# refuses sha256 first).
+printf '1234 f\n' >short-hash
+for k in p192 sm2 r1024; do
+	"$DEB" sign_hash -k "$K/$k.key" <short-hash >"$T/d.out" 2>"$T/d.err"
+	rc_deb=$?
+	for form in link uevm; do
+		run_form "$form" sign_hash -k "$K/$k.key" <short-hash >"$T/u.out" 2>"$T/u.err"
+		expect_eq "$k: sign_hash, a 2-byte digest [$form]: exit status" "$rc_deb" "$?"
+		expect_eq "$k: sign_hash, a 2-byte digest [$form]: stderr but the warning" \
+			"$(cat "$T/d.err")" "$(sed -e "$WARN" "$T/u.err")"
+	done
+done
+
 # SM2: OpenSSL 3.0 signs SM2 keys over an sm3 digest (hash algo 17) with
 # EVP_PKEY_sign, as 1.6.2's sign_hash_v2 calls it (its SM2 alias code is
 # for OpenSSL 1.1 only); the kernel takes the digest as is.
