@@ -66,7 +66,7 @@ static int add_x509(struct uevm_certset *set, X509 *x, const char *path)
 	if (!e.pkey)
 		return uevm_err(EINVAL, "%s: certificate without a usable public key: %s",
 				path, sig_ossl_reason());
-	ret = sig_check_pkey(e.pkey, desc, sizeof(desc));
+	ret = sig_check_pkey(e.pkey, path, desc, sizeof(desc));
 	if (ret) {
 		/* uevm_err writes the buffer uevm_last_error() reads: copy. */
 		char why[256];

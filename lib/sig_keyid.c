@@ -6,6 +6,7 @@
  * of the public key when a certificate carries no SKID.
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +143,59 @@ void sig_free_file(uint8_t *buf, size_t max, bool secure)
 	}
 }
 
-int sig_check_pkey(EVP_PKEY *pkey, char *desc, size_t desc_len)
+static enum uevm_key_checks key_checks = UEVM_KEY_CHECKS_REFUSE;
+
+UEVM_EXPORT void uevm_set_key_checks(enum uevm_key_checks mode)
 {
+	key_checks = mode;
+}
+
+/* A key the kernel verifies with little strength, or not everywhere:
+ * refused, or with WARN_WEAK and WARN taken with a warning. */
+static int weak_key(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int weak_key(const char *name, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (key_checks == UEVM_KEY_CHECKS_REFUSE)
+		return uevm_err(EINVAL, "%s; refused unless weak keys are allowed", why);
+	uevm_warn("%s: %s", name, why);
+	return 0;
+}
+
+/* A key the kernel cannot verify at all: taken with a warning only where
+ * everything evmctl signs with is (UEVM_KEY_CHECKS_WARN). */
+static int foreign_key(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int foreign_key(const char *name, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (key_checks != UEVM_KEY_CHECKS_WARN)
+		return uevm_err(EINVAL, "%s", why);
+	uevm_warn("%s: %s", name, why);
+	return 0;
+}
+
+int sig_check_pkey(EVP_PKEY *pkey, const char *name, char *desc,
+		   size_t desc_len)
+{
+	static const struct { const char *name, *label; } curves[] = {
+		{ "prime256v1", "P256" }, { "P-256", "P256" },
+		{ "secp384r1", "P384" }, { "P-384", "P384" },
+		{ "secp521r1", "P521" }, { "P-521", "P521" },
+		{ "prime192v1", "P192" }, { "P-192", "P192" },
+	};
+	const char *type = EVP_PKEY_get0_type_name(pkey);
 	char group[64];
 
 	if (EVP_PKEY_is_a(pkey, "RSA")) {
@@ -151,33 +203,38 @@ int sig_check_pkey(EVP_PKEY *pkey, char *desc, size_t desc_len)
 
 		snprintf(desc, desc_len, "RSA-%d", bits);
 		if (bits < 2048)
-			return uevm_err(EINVAL, "RSA key of %d bits: at least 2048 are needed",
+			return weak_key(name, "RSA key of %d bits is weak: 2048 or more are safe",
 					bits);
 		if (bits > 8192)
-			return uevm_err(EINVAL, "RSA key of %d bits: signatures would not fit security.ima",
-					bits);
+			return foreign_key(name, "RSA key of %d bits: signatures would not fit security.ima",
+					   bits);
 		return 0;
 	}
-	if (EVP_PKEY_is_a(pkey, "EC")) {
-		static const struct { const char *name, *label; } curves[] = {
-			{ "prime256v1", "P256" }, { "P-256", "P256" },
-			{ "secp384r1", "P384" }, { "P-384", "P384" },
-			{ "secp521r1", "P521" }, { "P-521", "P521" },
-		};
-
-		if (!EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME,
-						    group, sizeof(group), NULL))
-			return uevm_err(EINVAL, "EC key without a named curve");
-		for (size_t i = 0; i < ARRAY_SIZE(curves); i++)
-			if (!strcmp(group, curves[i].name)) {
-				snprintf(desc, desc_len, "ECDSA-%s", curves[i].label);
-				return 0;
-			}
-		return uevm_err(EINVAL, "EC curve %s: the kernel verifies ECDSA on NIST P-256, P-384 and P-521 only",
-				group);
+	if (EVP_PKEY_is_a(pkey, "SM2")) {
+		snprintf(desc, desc_len, "SM2");
+		return weak_key(name, "SM2 key: not every kernel verifies SM2 signatures, and they need hash sm3");
 	}
-	return uevm_err(EINVAL, "%s keys are not supported: use RSA or ECDSA",
-			EVP_PKEY_get0_type_name(pkey) ?: "unknown");
+	if (EVP_PKEY_is_a(pkey, "EC")) {
+		if (!EVP_PKEY_get_utf8_string_param(pkey, OSSL_PKEY_PARAM_GROUP_NAME,
+						    group, sizeof(group), NULL)) {
+			snprintf(desc, desc_len, "EC");
+			return foreign_key(name, "EC key without a named curve");
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(curves); i++) {
+			if (strcmp(group, curves[i].name))
+				continue;
+			snprintf(desc, desc_len, "ECDSA-%s", curves[i].label);
+			if (!strcmp(curves[i].label, "P192"))
+				return weak_key(name, "ECDSA key on NIST P-192 is weak: P-256 or larger are safe");
+			return 0;
+		}
+		snprintf(desc, desc_len, "EC-%s", group);
+		return foreign_key(name, "EC curve %s: the kernel verifies ECDSA on NIST P-192, P-256, P-384 and P-521 only",
+				   group);
+	}
+	snprintf(desc, desc_len, "%s", type ?: "unknown");
+	return foreign_key(name, "%s keys are not supported: use RSA or ECDSA",
+			   type ?: "unknown");
 }
 
 UEVM_EXPORT int uevm_keyid_from_cert_file(const char *path, uint32_t *keyid)

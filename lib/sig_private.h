@@ -23,8 +23,12 @@ int sig_keyid_from_x509(X509 *x, uint32_t *keyid);
 int sig_read_file(const char *path, size_t max, bool secure, uint8_t **buf,
 		  size_t *len);
 void sig_free_file(uint8_t *buf, size_t max, bool secure);
-/* Refuse keys the kernel cannot verify: RSA, ECDSA on NIST curves. */
-int sig_check_pkey(EVP_PKEY *pkey, char *desc, size_t desc_len);
+/* Keys by uevm_set_key_checks: RSA of 2048 bits and more and ECDSA on
+ * NIST P-256, P-384 and P-521 always; weak ones (RSA under 2048 bits,
+ * P-192, SM2) and those the kernel cannot verify as the mode says, a
+ * warning naming NAME when taken.  DESC gets "RSA-2048", "ECDSA-P256"... */
+int sig_check_pkey(EVP_PKEY *pkey, const char *name, char *desc,
+		   size_t desc_len);
 /* uevm_certset_add_file for a buffer; NAME is what errors call it. */
 int sig_certset_add_mem(struct uevm_certset *set, const uint8_t *buf,
 			size_t len, const char *name);

@@ -120,7 +120,8 @@ static int keyid_from_pem_cert(EVP_PKEY *pkey, const uint8_t *buf, size_t len,
 	return ret;
 }
 
-static int load_file(struct uevm_signer *s, const char *path, const char *pass)
+static int load_file(struct uevm_signer *s, const char *path, const char *pass,
+		     bool ask)
 {
 	uint8_t *buf;
 	size_t len;
@@ -134,8 +135,11 @@ static int load_file(struct uevm_signer *s, const char *path, const char *pass)
 		BIO *bio = BIO_new_mem_buf(buf, (int)len);
 
 		/* Skips other PEM blocks (a certificate) to the key. */
+		/* No pass phrase: "" fails an encrypted key at once; NULL
+		 * makes OpenSSL ask on the terminal. */
 		s->pkey = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL,
-							(void *)(pass ? pass : ""))
+							(void *)(pass ? pass :
+								 ask ? NULL : ""))
 			      : NULL;
 		BIO_free(bio);
 	} else {
@@ -148,6 +152,9 @@ static int load_file(struct uevm_signer *s, const char *path, const char *pass)
 		if (dctx && pass)
 			OSSL_DECODER_CTX_set_passphrase(dctx, (const unsigned char *)pass,
 							strlen(pass));
+		else if (dctx && ask)
+			OSSL_DECODER_CTX_set_passphrase_ui(dctx, UI_get_default_method(),
+							   NULL);
 		if (dctx)
 			OSSL_DECODER_from_data(dctx, &data, &dlen);
 		OSSL_DECODER_CTX_free(dctx);
@@ -228,6 +235,12 @@ static int load_store(struct uevm_signer *s, const char *uri, const char *pass)
 UEVM_EXPORT int uevm_signer_load(const char *key, const char *pass,
 				 struct uevm_signer **out)
 {
+	return uevm_signer_load_ex(key, pass, 0, out);
+}
+
+UEVM_EXPORT int uevm_signer_load_ex(const char *key, const char *pass,
+				    unsigned int flags, struct uevm_signer **out)
+{
 	struct uevm_signer *s;
 	int ret;
 
@@ -238,9 +251,10 @@ UEVM_EXPORT int uevm_signer_load(const char *key, const char *pass,
 		return uevm_err(ENOMEM, "out of memory");
 	pthread_mutex_init(&s->lock, NULL);
 	secure_heap_once();
-	ret = is_uri(key) ? load_store(s, key, pass) : load_file(s, key, pass);
+	ret = is_uri(key) ? load_store(s, key, pass)
+			  : load_file(s, key, pass, flags & UEVM_SIGNER_ASK_PASS);
 	if (!ret)
-		ret = sig_check_pkey(s->pkey, s->desc, sizeof(s->desc));
+		ret = sig_check_pkey(s->pkey, key, s->desc, sizeof(s->desc));
 	if (ret) {
 		uevm_signer_free(s);
 		return ret;
@@ -285,6 +299,14 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 				 int version, int algo, const uint8_t *digest,
 				 uint8_t *out)
 {
+	return uevm_sign_digest_len(s, type, version, algo, digest,
+				    uevm_hash_algo_digest_size(algo), out);
+}
+
+UEVM_EXPORT int uevm_sign_digest_len(const struct uevm_signer *s, uint8_t type,
+				     int version, int algo, const uint8_t *digest,
+				     size_t digest_len, uint8_t *out)
+{
 	uint8_t v3[UEVM_MAX_DIGEST_SIZE];
 	const uint8_t *tbs = digest;
 	const EVP_MD *md = uevm_hash_md(algo);
@@ -293,6 +315,7 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 	/* The signer is shared; only its pool of key copies changes. */
 	struct uevm_signer *ms = (struct uevm_signer *)s;
 	EVP_PKEY_CTX *pctx;
+	const char *step;
 	EVP_PKEY *key;
 	int ok, ret;
 
@@ -306,23 +329,30 @@ UEVM_EXPORT int uevm_sign_digest(const struct uevm_signer *s, uint8_t type,
 		if (ret)
 			return ret;
 		tbs = v3;
+		digest_len = dsize;
 	} else if (version != 2) {
 		return uevm_err(EINVAL, "signature version %d: 2 or 3 are defined",
 				version);
 	}
 	ERR_clear_error();
 	key = key_get(ms);
+	/* The step that failed names the failure (evmctl prints it). */
+	step = "EVP_PKEY_CTX_new";
 	pctx = key ? EVP_PKEY_CTX_new(key, NULL) : NULL;
-	ok = pctx && EVP_PKEY_sign_init(pctx) > 0 &&
+	ok = pctx && (step = "EVP_PKEY_sign_init", EVP_PKEY_sign_init(pctx) > 0) &&
 	     (!EVP_PKEY_is_a(key, "RSA") ||
-	      EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) > 0) &&
-	     EVP_PKEY_CTX_set_signature_md(pctx, md) > 0 &&
-	     EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs, dsize) > 0;
+	      (step = "EVP_PKEY_CTX_set_rsa_padding",
+	       EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) > 0)) &&
+	     (step = "EVP_PKEY_CTX_set_signature_md",
+	      EVP_PKEY_CTX_set_signature_md(pctx, md) > 0) &&
+	     (step = "EVP_PKEY_sign",
+	      EVP_PKEY_sign(pctx, out + UEVM_SIG_HDR_SIZE, &sig_len, tbs,
+			    digest_len) > 0);
 	EVP_PKEY_CTX_free(pctx);
 	key_put(ms, key);
 	explicit_bzero(v3, sizeof(v3));
 	if (!ok)
-		return uevm_err(EIO, "signing failed: %s", sig_ossl_reason());
+		return uevm_err(EIO, "signing failed in %s: %s", step, sig_ossl_reason());
 	out[SIG_HDR_TYPE] = type;
 	out[SIG_HDR_VERSION] = (uint8_t)version;
 	out[SIG_HDR_ALGO] = (uint8_t)algo;

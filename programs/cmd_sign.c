@@ -15,7 +15,7 @@
 
 enum {
 	OPT_IMASIG = 1200, OPT_EVM, OPT_PORTABLE, OPT_SIGV3, OPT_KEYID,
-	OPT_KEYID_CERT, OPT_PASS_FILE,
+	OPT_KEYID_CERT, OPT_PASS_FILE, OPT_WEAK,
 };
 
 struct sign_state {
@@ -137,6 +137,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		{ "keyid", required_argument, NULL, OPT_KEYID },
 		{ "keyid-from-cert", required_argument, NULL, OPT_KEYID_CERT },
 		{ "pass-file", required_argument, NULL, OPT_PASS_FILE },
+		{ "allow-weak-keys", no_argument, NULL, OPT_WEAK },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -179,6 +180,10 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 			continue;
 		case OPT_PASS_FILE:
 			pass_file = optarg;
+			continue;
+		case OPT_WEAK:
+			/* RSA under 2048 bits, P-192, SM2: with a warning. */
+			uevm_set_key_checks(UEVM_KEY_CHECKS_WARN_WEAK);
 			continue;
 		}
 		if (common_opt(&o, c, optarg) <= 0) {

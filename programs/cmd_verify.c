@@ -274,9 +274,12 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* Certificates alone are enough for signed trees. */
-	if (common_ctx(&o, so.ncerts == 0, &ctx))
+	if (common_ctx(&o, so.ncerts == 0, &ctx)) {
+		sig_verify_opts_free(&so);
 		return EXIT_USAGE;
+	}
 	if (sig_verify_apply(&so, ctx)) {
+		sig_verify_opts_free(&so);
 		uevm_ctx_free(ctx);
 		return EXIT_USAGE;
 	}

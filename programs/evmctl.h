@@ -91,9 +91,16 @@ const char *ev_next_arg(void);
 typedef int (*ev_file_fn)(int dirfd, const char *name);
 int ev_do_cmd(const struct ev_command *cmd, ev_file_fn fn);
 
-/* Hash algorithms by evmctl's names (kernel or OpenSSL spelling). */
+/* Hash algorithms by libimaevm's names: exact, lower case; -1 else. */
 int ev_hash_algo(const char *name);
+/* The name libimaevm gives a kernel id (OpenSSL's for streebog). */
 const char *ev_hash_algo_ossl_name(int algo);
+/* Whether OpenSSL hashes with NAME (any of its names): 0, or 1 after
+ * evmctl's message for why not (with the OpenSSL errors if ERRORS). */
+int ev_md_check(const char *name, bool errors);
+/* The kernel id of an OpenSSL digest (EVP_get_digestbyname), or -1. */
+struct evp_md_st;
+int ev_md_algo(const struct evp_md_st *md);
 
 /* Hash a file's content as ima_calc_hash2, with its messages.  Returns
  * the digest size, or <= 1 as evmctl's functions do on failure. */
@@ -117,7 +124,8 @@ int ev_ima_verify_signature2(const struct uevm_certset *set, const char *file,
 			     int digest_len);
 
 /* The EVM data of FILE, with evmctl's overrides and messages: the
- * signature hash (HMAC_KEY NULL) or the HMAC (HMAC_KEY given). */
+ * signature hash (HMAC_KEY NULL) or the HMAC (HMAC_KEY given).  ALGO -1
+ * for the hash: ev.hash_algo has no kernel id, evmctl's messages for it. */
 int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 		const struct uevm_key *hmac_key, uint8_t *out);
 

@@ -4,6 +4,7 @@
  * ima_verify, ima_setxattr, sign_hash, hmac, ima_fix, ima_clear, import --
  * in evmctl's flow, with its messages and return values.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <keyutils.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/x509.h>
 #include "evmctl.h"
 
@@ -147,12 +149,11 @@ int ev_cmd_sign_ima(const struct ev_command *cmd)
 static int sign_evm(int dfd, const char *file)
 {
 	uint8_t hash[UEVM_MAX_DIGEST_SIZE], sig[EV_MAX_SIG];
-	int algo = ev_hash_algo(ev.hash_algo);
+	/* calc_evm_hash takes any OpenSSL name, sign_hash_v2 then only
+	 * libimaevm's (ev_sign_hash); -1: ev_calc_evm says why not. */
+	int algo = ev_md_algo(EVP_get_digestbyname(ev.hash_algo));
 	int len, err;
 
-	if (algo < 0 || !uevm_hash_algo_available(algo)) {
-		log_err("EVP_get_digestbyname(%s) failed\n", ev.hash_algo);
-		return 0;
 	}
 	len = ev_calc_evm(dfd, file, algo, false, NULL, hash);
 	if (len <= 1)
@@ -373,7 +374,7 @@ int ev_ima_verify_signature2(const struct uevm_certset *set, const char *file,
 	/* The digest a measurement list recorded, or the file's own. */
 	if (digest && digest_len > 0)
 		return ev_verify_hash(set, file, algo, digest, digest_len, sig, len);
-	hashlen = ev_calc_hash(AT_FDCWD, file, uevm_hash_algo_name(algo), hash);
+	hashlen = ev_calc_hash(AT_FDCWD, file, ev_hash_algo_ossl_name(algo), hash);
 	if (hashlen <= 1)
 		return hashlen;
 	return ev_verify_hash(set, file, algo, hash, hashlen, sig, len);
@@ -441,21 +442,38 @@ int ev_cmd_setxattr_ima(const struct ev_command *cmd)
 
 /* ---- sign_hash ------------------------------------------------------------------------ */
 
-static int unhex(const char *s, size_t n, uint8_t *out, size_t max)
+/*
+ * The hex digest of a sign_hash line: N digits (an odd last one is
+ * ignored, as evmctl ignores it).  evmctl converts without checking: an
+ * over-long digest trips its assert (abort), a non-hex one is signed with
+ * whatever its buffer held.  uevm stops instead (exit 125).
+ */
+static int xval(char c)
 {
-	if (n / 2 > max)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned int v;
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
 
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+static int line_hash(const char *s, size_t n, uint8_t *out)
+{
+	if (n / 2 > UEVM_MAX_DIGEST_SIZE) {
+		log_err("sign_hash_v2: hash is too long: %zu hex digits\n", n);
+		return -1;
+	}
+	memset(out, 0, UEVM_MAX_DIGEST_SIZE);
+	for (size_t i = 0; i < n / 2; i++) {
+		if (!isxdigit((unsigned char)s[2 * i]) ||
+		    !isxdigit((unsigned char)s[2 * i + 1])) {
+			log_err("sign_hash_v2: hash is not hexadecimal\n");
 			return -1;
-		out[i] = (uint8_t)v;
+		}
+		out[i] = (uint8_t)(xval(s[2 * i]) << 4 | xval(s[2 * i + 1]));
 	}
 	return (int)(n / 2);
 }
 
-/* "<algo>:<hex digest> <path>", as fsverity digest prints it: sigv3. */
+/* "<algo>:<hex digest> <path>", as fsverity digest prints it: sigv3.
+ * The signature's length, 0 to skip the line (evmctl's "continue"), or
+ * -1 to stop. */
 static int sign_verity_line(char *line, uint8_t *sig, int *hashlen)
 {
 	uint8_t hash[UEVM_MAX_DIGEST_SIZE], v3[UEVM_MAX_DIGEST_SIZE];
@@ -475,14 +493,24 @@ static int sign_verity_line(char *line, uint8_t *sig, int *hashlen)
 		return 0;
 	}
 	*hashlen = (int)(tok - colon - 1);
+	if (line_hash(colon + 1, (size_t)*hashlen, hash) < 0)
+		return -1;
+	/* calc_hash_sigv3: libimaevm's name, then OpenSSL's digest. */
 	algo = ev_hash_algo(algo_name);
-	if (algo < 0 || !uevm_hash_algo_available(algo) ||
-	    unhex(colon + 1, (size_t)*hashlen, hash, sizeof(hash)) !=
-		    (int)uevm_hash_algo_digest_size(algo) ||
-	    uevm_sig_v3_digest(IMA_VERITY_DIGSIG, algo, hash, v3)) {
+	if (algo < 0) {
+		log_err("Hash algorithm %s not supported\n", algo_name);
 		log_info("Failure to calculate fs-verity hash\n");
 		return 0;
 	}
+	if (ev_md_check(algo_name, true) || !uevm_hash_algo_available(algo)) {
+		log_info("Failure to calculate fs-verity hash\n");
+		return 0;
+	}
+	if (uevm_sig_v3_digest(IMA_VERITY_DIGSIG, algo, hash, v3)) {
+		log_info("Failure to calculate fs-verity hash\n");
+		return 0;
+	}
+	/* A digest of the wrong length fails to sign, ending the run. */
 	return ev_sign_hash(algo_name, v3, *hashlen / 2, IMA_VERITY_DIGSIG, 3, sig);
 }
 
@@ -506,9 +534,9 @@ int ev_cmd_sign_hash(const struct ev_command *cmd)
 
 			/* the shaXsum format: "<hex digest> <path>" */
 			hashlen = tok ? (int)(tok - line) : (int)strlen(line);
-			if (unhex(line, (size_t)hashlen, hash, sizeof(hash)) < 0) {
-				log_err("sign_hash_v2: hash is not hexadecimal\n");
-				continue;
+			if (line_hash(line, (size_t)hashlen, hash) < 0) {
+				free(line);
+				return -1;
 			}
 			siglen = ev_sign_hash(ev.hash_algo, hash, hashlen / 2,
 					      EVM_IMA_XATTR_DIGSIG, 2, sig);

@@ -286,26 +286,20 @@ static void ev_usage(void)
 	       "This is uevm %s in evmctl mode; see uevm-evmctl(1).\n", UEVM_VERSION);
 }
 
-static char *get_password(void)
+/*
+ * -p without a value.  evmctl 1.6.2 prints "PEM password: " on stdout and
+ * keeps the line's newline in the pass phrase, so a typed pass phrase
+ * never decrypts; off a terminal it says why (tcsetattr) and leaves the
+ * pass phrase unset.  Unset is what uevm always does: EVMCTL_KEY_PASSWORD
+ * then, else OpenSSL asks on the terminal, never on stdout.
+ */
+static const char *no_password(void)
 {
-	struct termios flags, tmp;
-	static char password[64];
-	bool tty = tcgetattr(STDIN_FILENO, &flags) == 0;
+	struct termios t;
 
-	if (tty) {
-		tmp = flags;
-		tmp.c_lflag &= ~(tcflag_t)ECHO;
-		tmp.c_lflag |= ECHONL;
-		tcsetattr(STDIN_FILENO, TCSANOW, &tmp);
-	}
-	printf("PEM password: ");
-	fflush(stdout);
-	if (!fgets(password, sizeof(password), stdin))
-		password[0] = '\0';
-	if (tty)
-		tcsetattr(STDIN_FILENO, TCSANOW, &flags);
-	password[strcspn(password, "\n")] = '\0';
-	return password;
+	if (tcgetattr(STDIN_FILENO, &t) != 0)
+		fprintf(stderr, "tcsetattr: %s\n", strerror(errno));
+	return NULL;
 }
 
 static const struct option opts[] = {
@@ -387,7 +381,7 @@ static void parse_options(int argc, char **argv)
 			ev.hash_algo = optarg;
 			break;
 		case 'p':
-			ev.keypass = optarg ? optarg : get_password();
+			ev.keypass = optarg ? optarg : no_password();
 			break;
 		case 'f':
 			ev.sigfile = true;
@@ -533,6 +527,9 @@ int evmctl_main(int argc, char **argv)
 	 * mode, and its HMAC key is always raw bytes: where uevm refuses,
 	 * evmctl mode warns (one line on stderr) and goes on. */
 	uevm_set_file_checks(UEVM_FILE_CHECKS_WARN);
+	/* evmctl signs and verifies with any key OpenSSL loads: weak keys
+	 * and those the kernel cannot verify only warn. */
+	uevm_set_key_checks(UEVM_KEY_CHECKS_WARN);
 	ev.verbose = EV_LOG_INFO;
 	ev.xattr = true;
 	ev.hash_algo = "sha256";

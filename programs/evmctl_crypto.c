@@ -5,39 +5,144 @@
  * reads it again for every file); the messages are still printed per
  * signature, as evmctl prints them.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 #include "evmctl.h"
 
+/*
+ * libimaevm's names (imaevm_get_hash_algo): exact, lower case.  Its own
+ * table (OpenSSL's primary names, the kernel's streebog names), then the
+ * kernel's hash_algo_name[] as ima-evm-utils' hash_info.gen derives it
+ * from <linux/hash_info.h>: the enum name in lower case without its
+ * underscores ("ripemd160", "wp256"; sm3_256 is "sm3").  Kernel headers
+ * of Debian 12 (6.1) end at streebog512: no SHA-3 names.
+ */
+static const struct { const char *name; int algo; } ev_algos[] = {
+	{ "md4", UEVM_HASH_MD4 }, { "md5", UEVM_HASH_MD5 },
+	{ "sha1", UEVM_HASH_SHA1 }, { "rmd160", UEVM_HASH_RMD160 },
+	{ "sha256", UEVM_HASH_SHA256 }, { "sha384", UEVM_HASH_SHA384 },
+	{ "sha512", UEVM_HASH_SHA512 }, { "sha224", UEVM_HASH_SHA224 },
+	{ "sm3", UEVM_HASH_SM3_256 },
+	{ "md_gost12_256", UEVM_HASH_STREEBOG_256 },
+	{ "md_gost12_512", UEVM_HASH_STREEBOG_512 },
+	{ "streebog256", UEVM_HASH_STREEBOG_256 },
+	{ "streebog512", UEVM_HASH_STREEBOG_512 },
+	{ "ripemd160", UEVM_HASH_RMD160 }, { "ripemd128", 8 },
+	{ "ripemd256", 9 }, { "ripemd320", 10 }, { "wp256", 11 },
+	{ "wp384", 12 }, { "wp512", 13 }, { "tgr128", 14 }, { "tgr160", 15 },
+	{ "tgr192", 16 },
+};
+
 int ev_hash_algo(const char *name)
 {
-	int algo;
-
 	if (!name)
 		return -1;
-	/* libimaevm also knows OpenSSL's names for the GOST hashes. */
-	if (!strcmp(name, "md_gost12_256"))
-		return UEVM_HASH_STREEBOG_256;
-	if (!strcmp(name, "md_gost12_512"))
-		return UEVM_HASH_STREEBOG_512;
-	algo = uevm_hash_algo_by_name(name);
-	uevm_clear_last_error();
-	return algo < 0 ? -1 : algo;
+	for (size_t i = 0; i < sizeof(ev_algos) / sizeof(ev_algos[0]); i++)
+		if (!strcmp(name, ev_algos[i].name))
+			return ev_algos[i].algo;
+	return -1;
 }
 
 const char *ev_hash_algo_ossl_name(int algo)
 {
+	/* imaevm_hash_algo_by_id: OpenSSL's names first. */
+	if (algo == UEVM_HASH_STREEBOG_256)
+		return "md_gost12_256";
+	if (algo == UEVM_HASH_STREEBOG_512)
+		return "md_gost12_512";
 	return uevm_hash_algo_name(algo);
+}
+
+int ev_md_algo(const struct evp_md_st *md)
+{
+	int nid = md ? EVP_MD_get_type(md) : NID_undef;
+
+	for (int i = 0; nid != NID_undef && i < UEVM_HASH_ALGO__LAST; i++) {
+		const char *name = ev_hash_algo_ossl_name(i);
+		const EVP_MD *k = name ? EVP_get_digestbyname(name) : NULL;
+
+		if (k && EVP_MD_get_type(k) == nid && uevm_hash_algo_available(i))
+			return i;
+	}
+	return -1;
+}
+
+int ev_md_check(const char *name, bool errors)
+{
+	const EVP_MD *md = EVP_get_digestbyname(name);
+	EVP_MD_CTX *ctx;
+	bool init;
+
+	if (!md) {
+		log_err("EVP_get_digestbyname(%s) failed\n", name);
+		if (errors)
+			ev_output_openssl_errors();
+		return 1;
+	}
+	ctx = EVP_MD_CTX_new();
+	init = ctx && EVP_DigestInit_ex(ctx, md, NULL);
+	EVP_MD_CTX_free(ctx);
+	if (!init) {
+		log_err("EVP_DigestInit() failed\n");
+		if (errors)
+			ev_output_openssl_errors();
+	}
+	ERR_clear_error();
+	return !init;
+}
+
+/* What ima_calc_hash2 does for a digest uevm has no kernel id for, or
+ * one OpenSSL names but cannot compute: EVP over the file. */
+static int evp_hash_fd(int fd, const EVP_MD *md, uint8_t *hash)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int mdlen = 0;
+	uint8_t buf[65536];
+	ssize_t n;
+	int ret = 1;
+
+	if (!ctx || !EVP_DigestInit_ex(ctx, md, NULL)) {
+		log_err("EVP_DigestInit() failed\n");
+		ev_output_openssl_errors();
+		EVP_MD_CTX_free(ctx);
+		return 1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_err("fread() failed\n\n");
+			ret = -1;
+			goto out;
+		}
+		if (!EVP_DigestUpdate(ctx, buf, (size_t)n)) {
+			log_err("EVP_DigestUpdate() failed\n");
+			ev_output_openssl_errors();
+			goto out;
+		}
+	}
+	if (!EVP_DigestFinal_ex(ctx, hash, &mdlen)) {
+		log_err("EVP_DigestFinal() failed\n");
+		ev_output_openssl_errors();
+		goto out;
+	}
+	ret = (int)mdlen;
+out:
+	EVP_MD_CTX_free(ctx);
+	return ret;
 }
 
 int ev_calc_hash(int dirfd, const char *file, const char *algo_name,
 		 uint8_t *hash)
 {
+	const EVP_MD *md;
 	struct uevm_file f;
 	struct stat st;
 	int algo, ret;
@@ -47,11 +152,15 @@ int ev_calc_hash(int dirfd, const char *file, const char *algo_name,
 		log_err("Failed to stat: %s\n", file);
 		return -1;
 	}
-	algo = ev_hash_algo(algo_name);
-	if (algo < 0 || !uevm_hash_algo_available(algo)) {
+	/* Any name or alias OpenSSL knows, in any case, as evmctl hashes. */
+	ERR_clear_error();
+	md = EVP_get_digestbyname(algo_name);
+	if (!md) {
 		log_err("EVP_get_digestbyname(%s) failed\n", algo_name);
+		ev_output_openssl_errors();
 		return 1;
 	}
+	algo = ev_md_algo(md);
 	if (!S_ISREG(st.st_mode)) {
 		log_err("Unsupported file type (0x%x)", st.st_mode & S_IFMT);
 		return -1;
@@ -62,6 +171,11 @@ int ev_calc_hash(int dirfd, const char *file, const char *algo_name,
 			uevm_file_close(&f);
 		log_err("Failed to open: %s\n", file);
 		return -1;
+	}
+	if (algo < 0) {
+		ret = evp_hash_fd(f.fd, md, hash);
+		uevm_file_close(&f);
+		return ret;
 	}
 	ret = uevm_hash_fd(f.fd, algo, hash);
 	uevm_file_close(&f);
@@ -89,7 +203,7 @@ static int load_signer(void)
 		log_err("When using a pkcs11 URI you must provide the keyid with an option\n");
 		return -1;
 	}
-	if (uevm_signer_load(key, ev.keypass, &ev.signer)) {
+	if (uevm_signer_load_ex(key, ev.keypass, UEVM_SIGNER_ASK_PASS, &ev.signer)) {
 		fd = strncmp(key, "pkcs11:", 7) ? open(key, O_RDONLY | O_CLOEXEC) : 0;
 		if (fd < 0) {
 			ev.err_no = errno;
@@ -147,27 +261,39 @@ int ev_sign_hash(const char *algo_name, const uint8_t *hash, int size,
 		return -1;
 	}
 	log_keyid();
-	if (!uevm_hash_algo_available(algo) ||
-	    (unsigned int)size != uevm_hash_algo_digest_size(algo)) {
-		log_err("sign_hash_v2: signing failed: (%s) in %s\n",
-			uevm_hash_algo_available(algo) ? "invalid digest length"
-							: "unsupported algorithm",
-			"EVP_PKEY_sign");
+	if (!EVP_get_digestbyname(algo_name)) {
+		/* No OpenSSL error queued: evmctl prints its NULL reason. */
+		log_err("sign_hash_v2: signing failed: ((null)) in EVP_get_digestbyname\n");
 		return -1;
 	}
 	if (type == IMA_VERITY_DIGSIG) {
 		/* sigv3 over struct ima_file_id; the caller passes that hash. */
-		len = uevm_sign_digest(ev.signer, EVM_IMA_XATTR_DIGSIG, 2, algo, hash, sig);
+		len = uevm_sign_digest_len(ev.signer, EVM_IMA_XATTR_DIGSIG, 2, algo,
+					   hash, (size_t)size, sig);
 		if (len > 0) {
 			sig[0] = IMA_VERITY_DIGSIG;
 			sig[1] = 3;
 		}
 	} else {
-		len = uevm_sign_digest(ev.signer, type, version, algo, hash, sig);
+		/* A digest of the wrong size: OpenSSL says so, as to evmctl. */
+		len = uevm_sign_digest_len(ev.signer, type, version, algo, hash,
+					   (size_t)size, sig);
 	}
 	if (len < 0) {
-		log_err("sign_hash_v2: signing failed: (%s) in %s\n",
-			uevm_last_error(), "EVP_PKEY_sign");
+		/* "signing failed in STEP: error:CODE:LIB::REASON" */
+		const char *msg = uevm_last_error(), *in = strstr(msg, " in ");
+		const char *colon = in ? strstr(in, ": ") : NULL;
+		const char *reason = colon ? strstr(colon, "::") : NULL;
+
+		if (!colon) {
+			log_err("sign_hash_v2: signing failed: (%s) in %s\n", msg,
+				"EVP_PKEY_sign");
+			return -1;
+		}
+		log_err("sign_hash_v2: signing failed: (%s) in %.*s\n",
+			reason ? reason + 2 : "(null)", (int)(colon - in - 4), in + 4);
+		if (!strncmp(colon + 2, "error:", 6))
+			log_err("openssl: %s\n", colon + 2);
 		return -1;
 	}
 	/* evmctl counts the header without its type byte. */

@@ -199,6 +199,17 @@ static int parent_dir(int dirfd, const char *file)
 	return openat(dirfd, slash == file ? "/" : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* calc_evm_hash for a -a name no kernel id stands for: 0 when OpenSSL
+ * lacks the digest (evmctl's sign then does nothing and exits 0); -1 when
+ * OpenSSL has it, where evmctl would hash and then fail to sign. */
+static int md_failure(const char *name)
+{
+	if (ev_md_check(name, false))
+		return 0;
+	log_err("sign_hash_v2: hash algo is unknown: %s\n", name);
+	return -1;
+}
+
 int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 		const struct uevm_key *hmac_key, uint8_t *out)
 {
@@ -266,6 +277,10 @@ int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 			log_err("llistxattr() failed: %s\n", file);
 		else
 			ev_log_errno_reset(errno, "llistxattr() failed");
+		goto out;
+	}
+	if (!hmac && algo < 0) {
+		ret = md_failure(ev.hash_algo);
 		goto out;
 	}
 	for (size_t i = 0; names[i]; i++) {

@@ -112,9 +112,10 @@ int uevmd_policy_load(int argc, char **argv);
 int uevmd_measurements(const struct command *, int, char **);
 
 /* Signatures in `uevm verify` (programs/sig_opts.c). */
-enum { OPT_SIG_CERT = 1100, OPT_SIG_IMASIG, OPT_SIG_FIX_EVM };
+enum { OPT_SIG_CERT = 1100, OPT_SIG_IMASIG, OPT_SIG_FIX_EVM, OPT_SIG_WEAK };
 #define SIG_VERIFY_LONG \
 	{ "cert", required_argument, NULL, OPT_SIG_CERT }, \
+	{ "allow-weak-keys", no_argument, NULL, OPT_SIG_WEAK }, \
 	{ "imasig", no_argument, NULL, OPT_SIG_IMASIG }, \
 	{ "fix-evm-sig", no_argument, NULL, OPT_SIG_FIX_EVM }
 struct sig_verify_opts {

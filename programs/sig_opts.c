@@ -22,6 +22,10 @@ int sig_verify_opt(struct sig_verify_opts *so, int c, const char *arg)
 	case OPT_SIG_FIX_EVM:
 		so->flags |= UEVM_CTX_EVM_SIG_TO_HMAC;
 		return 1;
+	case OPT_SIG_WEAK:
+		/* RSA under 2048 bits, P-192, SM2: taken with a warning. */
+		uevm_set_key_checks(UEVM_KEY_CHECKS_WARN_WEAK);
+		return 1;
 	}
 	return 0;
 }

@@ -26,6 +26,25 @@ extern "C" {
 /* Largest signature value, header included (evmctl's MAX_SIGNATURE_SIZE). */
 #define UEVM_MAX_SIG_SIZE 1024
 
+/* ---- key checks -------------------------------------------------------------- */
+
+/*
+ * Which public-key algorithms signing keys (uevm_signer_load) and
+ * certificates (uevm_certset_add_file) may use.  Always: RSA of 2048 to
+ * 8192 bits, ECDSA on NIST P-256, P-384 and P-521.  UEVM_KEY_CHECKS_WARN_WEAK
+ * adds, with a warning (uevm_set_warn_handler) for each key, the weak ones
+ * the kernel still verifies: RSA under 2048 bits, ECDSA on P-192, SM2
+ * (hash sm3).  UEVM_KEY_CHECKS_WARN (evmctl's command line) takes every key
+ * OpenSSL loads, with a warning for all but the first kind; signing fails
+ * later if OpenSSL cannot sign with it.  Process-wide; the default refuses.
+ */
+enum uevm_key_checks {
+	UEVM_KEY_CHECKS_REFUSE = 0,
+	UEVM_KEY_CHECKS_WARN_WEAK,
+	UEVM_KEY_CHECKS_WARN,
+};
+void uevm_set_key_checks(enum uevm_key_checks mode);
+
 /* ---- key ids -------------------------------------------------------------- */
 
 /* The keyid of the certificate in PATH (DER or PEM), as a host-order
@@ -52,12 +71,18 @@ struct uevm_signer;
  * threads.  KEY is a PEM or DER private key file (encrypted ones need PASS),
  * or a URI that OpenSSL's OSSL_STORE opens (pkcs11:... with a PKCS#11
  * provider, file:...).  RSA (2048 bits and more) and ECDSA on NIST P-256,
- * P-384 and P-521 are accepted: what the kernel can verify.  The keyid is
+ * P-384 and P-521 are accepted, others as uevm_set_key_checks says.  The keyid is
  * taken from a certificate found in the same file, else computed from the
  * public key; uevm_signer_set_keyid* override it.
  */
 int uevm_signer_load(const char *key, const char *pass,
 		     struct uevm_signer **out);
+/* uevm_signer_load with FLAGS.  UEVM_SIGNER_ASK_PASS: an encrypted key
+ * file without PASS makes OpenSSL ask for its pass phrase on the
+ * terminal (/dev/tty; evmctl's behaviour) instead of failing. */
+#define UEVM_SIGNER_ASK_PASS 0x1
+int uevm_signer_load_ex(const char *key, const char *pass, unsigned int flags,
+			struct uevm_signer **out);
 void uevm_signer_set_keyid(struct uevm_signer *s, uint32_t keyid);
 int uevm_signer_set_keyid_from_cert(struct uevm_signer *s, const char *path);
 uint32_t uevm_signer_keyid(const struct uevm_signer *s);
@@ -72,6 +97,11 @@ void uevm_signer_free(struct uevm_signer *s);
  */
 int uevm_sign_digest(const struct uevm_signer *s, uint8_t type, int version,
 		     int algo, const uint8_t *digest, uint8_t *out);
+/* The same with a version 2 DIGEST of DIGEST_LEN bytes, which OpenSSL
+ * refuses unless it is ALGO's size (evmctl passes it on so). */
+int uevm_sign_digest_len(const struct uevm_signer *s, uint8_t type,
+			 int version, int algo, const uint8_t *digest,
+			 size_t digest_len, uint8_t *out);
 
 /*
  * Check the signature value (VAL, LEN) over DIGEST against SET, as the

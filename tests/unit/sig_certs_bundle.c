@@ -3,10 +3,12 @@
  * uevm_certset_add_file on PEM bundles is all or nothing: a bundle with a
  * certificate the keyrings refuse (here an RSA-1024 key, below the
  * 2048-bit minimum) adds none of its certificates, and the set keeps
- * exactly what it held before.  The certificates are made with OpenSSL.
+ * exactly what it held before.  With weak keys allowed it adds, warning.  The certificates are made with OpenSSL.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -16,6 +18,15 @@
 #include "test.h"
 
 static char dir[] = "/tmp/uevm-certs-bundle.XXXXXX";
+static int warnings;
+static char last_warning[512];
+
+static void count_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
 
 static X509 *make_cert(const char *cn, unsigned int bits)
 {
@@ -79,7 +90,8 @@ int main(void)
 	CHECK("the error names the file and the cause, intact",
 	      !strncmp(uevm_last_error(), bad_last_p, strlen(bad_last_p)) &&
 	      !strcmp(uevm_last_error() + strlen(bad_last_p),
-		      ": RSA key of 1024 bits: at least 2048 are needed"));
+		      ": RSA key of 1024 bits is weak: 2048 or more are safe;"
+		      " refused unless weak keys are allowed"));
 	CHECK("the failed bundle left an empty set empty", uevm_certset_count(set) == 0);
 
 	CHECK("one good certificate loads", uevm_certset_add_file(set, good_p) == 1);
@@ -99,6 +111,27 @@ int main(void)
 	      uevm_certset_keyid(set, 0) == id0 && uevm_certset_keyid(set, 2) == id0 &&
 	      uevm_certset_keyid(set, 1) != id0);
 	uevm_certset_free(set);
+
+	/* Weak keys allowed: the bundle adds, with one warning per weak
+	 * certificate, naming the file. */
+	uevm_set_warn_handler(count_warning, NULL);
+	uevm_set_key_checks(UEVM_KEY_CHECKS_WARN_WEAK);
+	if (uevm_certset_new(&set))
+		return 1;
+	CHECK("with weak keys allowed, the bundle with RSA-1024 adds both",
+	      uevm_certset_add_file(set, bad_last_p) == 2);
+	CHECK("... with one warning", warnings == 1);
+	CHECK("... that names the file and says weak",
+	      !strncmp(last_warning, bad_last_p, strlen(bad_last_p)) &&
+	      strstr(last_warning, "RSA key of 1024 bits is weak"));
+	uevm_certset_free(set);
+	uevm_set_key_checks(UEVM_KEY_CHECKS_REFUSE);
+	if (uevm_certset_new(&set))
+		return 1;
+	CHECK("refused again once the default is back",
+	      uevm_certset_add_file(set, bad_last_p) == -EINVAL && warnings == 1);
+	uevm_certset_free(set);
+	uevm_set_warn_handler(NULL, NULL);
 
 	X509_free(good1);
 	X509_free(good2);
