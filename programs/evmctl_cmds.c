@@ -154,7 +154,6 @@ static int sign_evm(int dfd, const char *file)
 	int algo = ev_md_algo(EVP_get_digestbyname(ev.hash_algo));
 	int len, err;
 
-	}
 	len = ev_calc_evm(dfd, file, algo, false, NULL, hash);
 	if (len <= 1)
 		return len;

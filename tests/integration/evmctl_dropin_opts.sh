@@ -4,7 +4,7 @@
 # --rsa, --provider, --verify-bank.  Each line is compared with Debian's
 # evmctl (1.4) where 1.4 has the option and behaves as 1.6.2; otherwise
 # 1.6.2's result is stated (as_162), or uevm's documented difference from
-# it is asserted (see "DIFFERENCES FROM EVMCTL" in uevm-evmctl(1)).
+# it is asserted (see COMPATIBILITY in uevm-evmctl(1)).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/sig_ref.sh"
 
