@@ -324,6 +324,7 @@ static const struct option opts[] = {
 	{ "selinux", 1, 0, 136 },
 	{ "caps", 2, 0, 137 },
 	{ "verify-sig", 0, 0, 138 },
+	{ "engine", 1, 0, 139 },
 	{ "xattr-user", 0, 0, 140 },
 	{ "ignore-violations", 0, 0, 141 },
 	{ "pcrs", 1, 0, 142 },
@@ -437,6 +438,16 @@ static void parse_options(int argc, char **argv)
 		case 138:
 			ev.verify_list_sig = true;
 			break;
+		case 139:
+			ev_engine_release(ev.engine);
+			ev.engine = ev_engine_setup(optarg);
+			if (!ev.engine) {
+				log_info("setup_engine failed\n");
+				/* evmctl 1.6.2 exits 0 here, as for --provider. */
+				exit(125);
+			}
+			ev.provider = false;
+			break;
 		case 140:
 			ev.xattr_ima = "user.ima";
 			ev.xattr_evm = "user.evm";
@@ -495,6 +506,9 @@ static void parse_options(int argc, char **argv)
 				 * a failure must not look like success. */
 				exit(125);
 			}
+			ev_engine_release(ev.engine);
+			ev.engine = NULL;
+			ev.provider = true;
 			break;
 		case '?':
 			exit(1);
@@ -533,6 +547,26 @@ int evmctl_main(int argc, char **argv)
 	parse_options(argc, argv);
 	if (!ev.keypass)
 		ev.keypass = getenv("EVMCTL_KEY_PASSWORD");
+	/* A pkcs11: key with neither --engine nor --provider: evmctl 1.6
+	 * loads the "pkcs11" provider, else the "pkcs11" engine. */
+	if (ev.keyfile && !ev.engine && !ev.provider &&
+	    !strncmp(ev.keyfile, "pkcs11:", 7)) {
+		OSSL_PROVIDER *p = OSSL_PROVIDER_try_load(NULL, "pkcs11", 1);
+
+		if (p && OSSL_PROVIDER_self_test(p))
+			ev.provider = true;
+		else if (p)
+			OSSL_PROVIDER_unload(p);
+		ERR_clear_error();
+		if (!ev.provider)
+			ev.engine = ev_engine_setup("pkcs11");
+		if (!ev.provider && !ev.engine) {
+			/* evmctl 1.6.2 exits 0 here without a word. */
+			log_err("No OpenSSL provider or engine serves the key %s\n",
+				ev.keyfile);
+			return 125;
+		}
+	}
 	uevm_config_init(&cfg);
 	if (ev.msize == 32)
 		cfg.m32 = true;
@@ -568,6 +602,7 @@ int evmctl_main(int argc, char **argv)
 			err = 125;
 	}
 	uevm_signer_free(ev.signer);
+	ev_engine_release(ev.engine);
 	uevm_ctx_free(ev.ctx);
 	return err;
 }
