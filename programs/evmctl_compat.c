@@ -162,10 +162,20 @@ int ev_do_cmd(const struct ev_command *cmd, ev_file_fn fn)
 	}
 	if (!ev.recursive)
 		return fn(AT_FDCWD, path);
+	/* -t lists the file types to visit: evmctl 1.6 then visits only
+	 * those its value names, so a value without 'f' visits none. */
+	if (ev.search_type) {
+		dts = 0;
+		if (!strchr(ev.search_type, 'f'))
+			log_info("-t %s: no 'f' (regular files): no file is visited\n",
+				 ev.search_type);
+	}
 	for (const char *t = ev.search_type; t && *t; t++) {
 		struct stat st;
 
-		if (*t == 'x') {
+		if (*t == 'f') {
+			dts |= 1 << DT_REG;
+		} else if (*t == 'x') {
 			ev.check_xattr = true;
 		} else if (*t == 'm') {
 			if (lstat(path, &st) < 0) {
@@ -229,51 +239,61 @@ static int cmd_help(const struct ev_command *cmd)
 	return -1;
 }
 
+/* evmctl 1.6's usage: its commands and options, in its order (the
+ * descriptions are uevm's), plus the options 1.6 only names in the
+ * commands' lines. */
 static void ev_usage(void)
 {
-	printf("Usage: evmctl [-v] <command> [OPTIONS]\n\ncommands:\n");
+	printf("Usage: evmctl [-v] <command> [OPTIONS]\ncommands:\n");
 	for (const struct ev_command *c = cmds; c->name; c++)
-		if (c->func)
-			printf(" %s %s\n", c->name, c->arg);
+		printf(" %s %s\n", c->name, c->arg);
 	printf("\n"
 	       "  -a, --hashalgo     sha1, sha224, sha256, sha384, sha512, streebog256, streebog512 (default: sha256)\n"
-	       "  -s, --imasig       with sign/hmac: sign the content into security.ima first\n"
-	       "  -d, --imahash      with sign/hmac: write the content hash to security.ima first\n"
+	       "  -s, --imasig       sign/hmac: sign the content into security.ima first\n"
+	       "      --veritysig    sign_hash: sign fs-verity file digests (signature v3)\n"
+	       "  -d, --imahash      sign/hmac: write the content hash to security.ima first\n"
 	       "  -f, --sigfile      ima_sign: store the signature in FILE.sig, not in the xattr\n"
-	       "      --xattr-user   use user.ima and user.evm (for testing)\n"
-	       "  -k, --key          signing key or certificate(s) (default: /etc/keys/{privkey_evm.pem,x509_evm.der})\n"
-	       "                     or a pkcs11 URI\n"
-	       "      --keyid n      signature keyid, 32-bit hex\n"
+	       "      --xattr-user   use user.ima and user.evm instead (for testing)\n"
+	       "  -k, --key          signing key (default: /etc/keys/privkey_evm.pem) or certificate(s)\n"
+	       "                     (default: /etc/keys/x509_evm.der), or a pkcs11 URI\n"
+	       "      --keyid n      signature keyid, a 32-bit hex value (signing)\n"
 	       "      --keyid-from-cert file\n"
-	       "                     the keyid from a certificate's subject key identifier\n"
-	       "  -o, --portable     portable EVM signatures (no inode, generation or fs UUID)\n"
+	       "                     signature keyid from a certificate's subject key identifier\n"
+	       "  -o, --portable     make portable EVM signatures (no inode, generation or fs UUID)\n"
 	       "  -p, --pass         private key pass phrase; -p<pass phrase>, or asked for\n"
 	       "  -r, --recursive    recurse into directories\n"
-	       "  -t, --type         with -r: x - skip files with both xattrs, m - stay on one filesystem\n"
+	       "  -t, --type         with -r: file types 'fxm' (f: regular files)\n"
+	       "                     x - skip files that have both the ima and evm xattrs\n"
+	       "                     m - stay on the starting filesystem (as 'find -xdev')\n"
 	       "  -n                 print the value instead of writing the xattr\n"
-	       "  -u, --uuid         fs UUID for EVM: -u alone leaves it out, -u<UUID>/--uuid=<UUID> sets it\n"
-	       "      --smack        log the extra SMACK xattrs too\n"
-	       "      --m32          32-bit h_misc\n"
-	       "      --m64          64-bit h_misc\n"
+	       "  -u, --uuid         fs UUID for EVM (unspecified: the filesystem's, empty: none)\n"
+	       "      --smack        include the SMACK xattrs in EVM data\n"
+	       "      --m32          EVM data for a 32-bit target\n"
+	       "      --m64          EVM data for a 64-bit target\n"
 	       "      --ino          inode number for EVM\n"
-	       "      --uid          uid for EVM\n"
-	       "      --gid          gid for EVM\n"
-	       "      --mode         mode for EVM (decimal)\n"
-	       "      --generation   generation for EVM\n"
+	       "      --uid          owner UID for EVM\n"
+	       "      --gid          owner GID for EVM\n"
+	       "      --mode         file mode for EVM\n"
+	       "      --generation   generation for EVM (unspecified: the filesystem's, empty: 0)\n"
 	       "      --ima          security.ima value (hex) for EVM\n"
 	       "      --selinux      security.selinux label for EVM\n"
-	       "      --caps         security.capability value for EVM (alone: none)\n"
-	       "      --verify-sig   ima_measurement: verify the list's signatures\n"
-	       "      --provider p   load OpenSSL provider p (such as pkcs11)\n"
-	       "      --ignore-violations ima_measurement: ignore ToMToU violations\n"
+	       "      --caps         security.capability for EVM (unspecified: the file's, empty: none)\n"
+	       "      --verify-sig   ima_measurement: verify the list's file signatures\n"
+	       "      --engine e     load OpenSSL engine e (such as: pkcs11) for pkcs11 keys (deprecated)\n"
+	       "      --provider p   load OpenSSL provider p (such as: pkcs11)\n"
+	       "      --ignore-violations ima_measurement: accept ToMToU/open-writers violations\n"
 	       "      --hmackey      HMAC key file (default: /etc/keys/evm-key-plain)\n"
+	       "      --pcrs [hash-algorithm,]file\n"
+	       "                     PCR values to compare with, instead of the TPM's\n"
+	       "      --verify-bank[=hash-algorithm]\n"
+	       "                     ima_measurement: compare only this bank\n"
+	       "      --hwtpm        ima_boot_aggregate: read the TPM 2.0 PCRs from sysfs\n"
 	       "  -v                 increase verbosity level\n"
 	       "  -h, --help         display this help and exit\n"
 	       "\n"
 	       "Environment variables:\n\n"
 	       "EVMCTL_KEY_PASSWORD  : Private key password to use; do not use --pass option\n"
-	       "\n"
-	       "This is uevm %s in evmctl mode; see uevm-evmctl(1).\n", UEVM_VERSION);
+	       "\n");
 }
 
 static char *get_password(void)
@@ -422,7 +442,10 @@ static void parse_options(int argc, char **argv)
 			ev.smack = true;
 			break;
 		case 129:
-			printf("evmctl 1.6.2 (uevm %s)\n", UEVM_VERSION);
+			printf("evmctl 1.6.2\n");
+			/* uevm's own identity, where scripts do not look. */
+			if (ev.verbose > EV_LOG_INFO)
+				log_info("uevm %s in evmctl mode\n", UEVM_VERSION);
 			exit(0);
 		case 130: ev.ino_str = optarg; break;
 		case 131: ev.uid_str = optarg; break;
