@@ -453,6 +453,7 @@ static int ima_measurement(const char *file)
 	r->err_padded = -1;
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
+		ev.err_no = errno;
 		log_err("Failed to open measurement file: %s\n", file);
 		goto out;
 	}
