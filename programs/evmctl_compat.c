@@ -264,7 +264,7 @@ static void ev_usage(void)
 	       "  -r, --recursive    recurse into directories\n"
 	       "  -t, --type         with -r: file types 'fxm' (f: regular files)\n"
 	       "                     x - skip files that have both the ima and evm xattrs\n"
-	       "                     m - stay on the starting filesystem (as 'find -xdev')\n"
+	       "                     m - do not leave the starting filesystem\n"
 	       "  -n                 print the value instead of writing the xattr\n"
 	       "  -u, --uuid         fs UUID for EVM (unspecified: the filesystem's, empty: none)\n"
 	       "      --smack        include the SMACK xattrs in EVM data\n"
