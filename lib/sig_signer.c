@@ -263,6 +263,35 @@ UEVM_EXPORT int uevm_signer_load_ex(const char *key, const char *pass,
 	return 0;
 }
 
+UEVM_EXPORT int uevm_signer_from_pkey(EVP_PKEY *pkey, struct uevm_signer **out)
+{
+	struct uevm_signer *s;
+	int ret;
+
+	if (!pkey)
+		return uevm_err(EINVAL, "no signing key given");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return uevm_err(ENOMEM, "out of memory");
+	pthread_mutex_init(&s->lock, NULL);
+	if (!EVP_PKEY_up_ref(pkey)) {
+		uevm_signer_free(s);
+		return uevm_err(ENOMEM, "out of memory");
+	}
+	s->pkey = pkey;
+	/* A key behind a token cannot be copied: one operation at a time. */
+	s->serialize = true;
+	ret = sig_keyid_from_pkey(s->pkey, &s->keyid);
+	if (!ret)
+		ret = sig_check_pkey(s->pkey, "the engine's key", s->desc, sizeof(s->desc));
+	if (ret) {
+		uevm_signer_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
 UEVM_EXPORT void uevm_signer_free(struct uevm_signer *s)
 {
 	if (!s)

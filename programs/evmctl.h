@@ -61,6 +61,10 @@ struct evmctl {
 	struct uevm_signer *signer;
 	const char *signer_path;
 	struct uevm_ctx *ctx;	/* the kernel's protected list, no key */
+	/* What serves pkcs11: key URIs: an OpenSSL engine (ENGINE *) or a
+	 * provider (then libuevm's OSSL_STORE path). */
+	void *engine;
+	bool provider;
 };
 
 extern struct evmctl ev;
@@ -139,6 +143,13 @@ int ev_pcr_lines_parse(const void *buf, size_t len, int size,
 		       uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
 int ev_bios_log_read(FILE *fp, uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
 int ev_bios_log_parse(const void *buf, size_t len, uint8_t (*pcr)[UEVM_MAX_DIGEST_SIZE]);
+
+/* evmctl_engine.c: an OpenSSL engine by id (NULL, with evmctl's
+ * messages, when it cannot be had), and a signer from its key URI. */
+void *ev_engine_setup(const char *id);
+void ev_engine_release(void *engine);
+int ev_engine_load_signer(void *engine, const char *uri, const char *pass,
+			  struct uevm_signer **out);
 
 int ev_cmd_hash_ima(const struct ev_command *cmd);
 int ev_cmd_sign_ima(const struct ev_command *cmd);

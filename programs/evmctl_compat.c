@@ -239,51 +239,61 @@ static int cmd_help(const struct ev_command *cmd)
 	return -1;
 }
 
+/* evmctl 1.6's usage: its commands and options, in its order (the
+ * descriptions are uevm's), plus the options 1.6 only names in the
+ * commands' lines. */
 static void ev_usage(void)
 {
-	printf("Usage: evmctl [-v] <command> [OPTIONS]\n\ncommands:\n");
+	printf("Usage: evmctl [-v] <command> [OPTIONS]\ncommands:\n");
 	for (const struct ev_command *c = cmds; c->name; c++)
-		if (c->func)
-			printf(" %s %s\n", c->name, c->arg);
+		printf(" %s %s\n", c->name, c->arg);
 	printf("\n"
 	       "  -a, --hashalgo     sha1, sha224, sha256, sha384, sha512, streebog256, streebog512 (default: sha256)\n"
-	       "  -s, --imasig       with sign/hmac: sign the content into security.ima first\n"
-	       "  -d, --imahash      with sign/hmac: write the content hash to security.ima first\n"
+	       "  -s, --imasig       sign/hmac: sign the content into security.ima first\n"
+	       "      --veritysig    sign_hash: sign fs-verity file digests (signature v3)\n"
+	       "  -d, --imahash      sign/hmac: write the content hash to security.ima first\n"
 	       "  -f, --sigfile      ima_sign: store the signature in FILE.sig, not in the xattr\n"
-	       "      --xattr-user   use user.ima and user.evm (for testing)\n"
-	       "  -k, --key          signing key or certificate(s) (default: /etc/keys/{privkey_evm.pem,x509_evm.der})\n"
-	       "                     or a pkcs11 URI\n"
-	       "      --keyid n      signature keyid, 32-bit hex\n"
+	       "      --xattr-user   use user.ima and user.evm instead (for testing)\n"
+	       "  -k, --key          signing key (default: /etc/keys/privkey_evm.pem) or certificate(s)\n"
+	       "                     (default: /etc/keys/x509_evm.der), or a pkcs11 URI\n"
+	       "      --keyid n      signature keyid, a 32-bit hex value (signing)\n"
 	       "      --keyid-from-cert file\n"
-	       "                     the keyid from a certificate's subject key identifier\n"
-	       "  -o, --portable     portable EVM signatures (no inode, generation or fs UUID)\n"
+	       "                     signature keyid from a certificate's subject key identifier\n"
+	       "  -o, --portable     make portable EVM signatures (no inode, generation or fs UUID)\n"
 	       "  -p, --pass         private key pass phrase; -p<pass phrase>, or asked for\n"
 	       "  -r, --recursive    recurse into directories\n"
-	       "  -t, --type         with -r: x - skip files with both xattrs, m - stay on one filesystem\n"
+	       "  -t, --type         with -r: file types 'fxm' (f: regular files)\n"
+	       "                     x - skip files that have both the ima and evm xattrs\n"
+	       "                     m - do not leave the starting filesystem\n"
 	       "  -n                 print the value instead of writing the xattr\n"
-	       "  -u, --uuid         fs UUID for EVM: -u alone leaves it out, -u<UUID>/--uuid=<UUID> sets it\n"
-	       "      --smack        log the extra SMACK xattrs too\n"
-	       "      --m32          32-bit h_misc\n"
-	       "      --m64          64-bit h_misc\n"
+	       "  -u, --uuid         fs UUID for EVM (unspecified: the filesystem's, empty: none)\n"
+	       "      --smack        include the SMACK xattrs in EVM data\n"
+	       "      --m32          EVM data for a 32-bit target\n"
+	       "      --m64          EVM data for a 64-bit target\n"
 	       "      --ino          inode number for EVM\n"
-	       "      --uid          uid for EVM\n"
-	       "      --gid          gid for EVM\n"
-	       "      --mode         mode for EVM (decimal)\n"
-	       "      --generation   generation for EVM\n"
+	       "      --uid          owner UID for EVM\n"
+	       "      --gid          owner GID for EVM\n"
+	       "      --mode         file mode for EVM\n"
+	       "      --generation   generation for EVM (unspecified: the filesystem's, empty: 0)\n"
 	       "      --ima          security.ima value (hex) for EVM\n"
 	       "      --selinux      security.selinux label for EVM\n"
-	       "      --caps         security.capability value for EVM (alone: none)\n"
-	       "      --verify-sig   ima_measurement: verify the list's signatures\n"
-	       "      --provider p   load OpenSSL provider p (such as pkcs11)\n"
-	       "      --ignore-violations ima_measurement: ignore ToMToU violations\n"
+	       "      --caps         security.capability for EVM (unspecified: the file's, empty: none)\n"
+	       "      --verify-sig   ima_measurement: verify the list's file signatures\n"
+	       "      --engine e     load OpenSSL engine e (such as: pkcs11) for pkcs11 keys (deprecated)\n"
+	       "      --provider p   load OpenSSL provider p (such as: pkcs11)\n"
+	       "      --ignore-violations ima_measurement: accept ToMToU/open-writers violations\n"
 	       "      --hmackey      HMAC key file (default: /etc/keys/evm-key-plain)\n"
+	       "      --pcrs [hash-algorithm,]file\n"
+	       "                     PCR values to compare with, instead of the TPM's\n"
+	       "      --verify-bank[=hash-algorithm]\n"
+	       "                     ima_measurement: compare only this bank\n"
+	       "      --hwtpm        ima_boot_aggregate: read the TPM 2.0 PCRs from sysfs\n"
 	       "  -v                 increase verbosity level\n"
 	       "  -h, --help         display this help and exit\n"
 	       "\n"
 	       "Environment variables:\n\n"
 	       "EVMCTL_KEY_PASSWORD  : Private key password to use; do not use --pass option\n"
-	       "\n"
-	       "This is uevm %s in evmctl mode; see uevm-evmctl(1).\n", UEVM_VERSION);
+	       "\n");
 }
 
 /*
@@ -328,6 +338,7 @@ static const struct option opts[] = {
 	{ "selinux", 1, 0, 136 },
 	{ "caps", 2, 0, 137 },
 	{ "verify-sig", 0, 0, 138 },
+	{ "engine", 1, 0, 139 },
 	{ "xattr-user", 0, 0, 140 },
 	{ "ignore-violations", 0, 0, 141 },
 	{ "pcrs", 1, 0, 142 },
@@ -425,7 +436,10 @@ static void parse_options(int argc, char **argv)
 			ev.smack = true;
 			break;
 		case 129:
-			printf("evmctl 1.6.2 (uevm %s)\n", UEVM_VERSION);
+			printf("evmctl 1.6.2\n");
+			/* uevm's own identity, where scripts do not look. */
+			if (ev.verbose > EV_LOG_INFO)
+				log_info("uevm %s in evmctl mode\n", UEVM_VERSION);
 			exit(0);
 		case 130: ev.ino_str = optarg; break;
 		case 131: ev.uid_str = optarg; break;
@@ -440,6 +454,16 @@ static void parse_options(int argc, char **argv)
 			break;
 		case 138:
 			ev.verify_list_sig = true;
+			break;
+		case 139:
+			ev_engine_release(ev.engine);
+			ev.engine = ev_engine_setup(optarg);
+			if (!ev.engine) {
+				log_info("setup_engine failed\n");
+				/* evmctl 1.6.2 exits 0 here, as for --provider. */
+				exit(125);
+			}
+			ev.provider = false;
 			break;
 		case 140:
 			ev.xattr_ima = "user.ima";
@@ -499,6 +523,9 @@ static void parse_options(int argc, char **argv)
 				 * a failure must not look like success. */
 				exit(125);
 			}
+			ev_engine_release(ev.engine);
+			ev.engine = NULL;
+			ev.provider = true;
 			break;
 		case '?':
 			exit(1);
@@ -540,6 +567,26 @@ int evmctl_main(int argc, char **argv)
 	parse_options(argc, argv);
 	if (!ev.keypass)
 		ev.keypass = getenv("EVMCTL_KEY_PASSWORD");
+	/* A pkcs11: key with neither --engine nor --provider: evmctl 1.6
+	 * loads the "pkcs11" provider, else the "pkcs11" engine. */
+	if (ev.keyfile && !ev.engine && !ev.provider &&
+	    !strncmp(ev.keyfile, "pkcs11:", 7)) {
+		OSSL_PROVIDER *p = OSSL_PROVIDER_try_load(NULL, "pkcs11", 1);
+
+		if (p && OSSL_PROVIDER_self_test(p))
+			ev.provider = true;
+		else if (p)
+			OSSL_PROVIDER_unload(p);
+		ERR_clear_error();
+		if (!ev.provider)
+			ev.engine = ev_engine_setup("pkcs11");
+		if (!ev.provider && !ev.engine) {
+			/* evmctl 1.6.2 exits 0 here without a word. */
+			log_err("No OpenSSL provider or engine serves the key %s\n",
+				ev.keyfile);
+			return 125;
+		}
+	}
 	uevm_config_init(&cfg);
 	if (ev.msize == 32)
 		cfg.m32 = true;
@@ -575,6 +622,7 @@ int evmctl_main(int argc, char **argv)
 			err = 125;
 	}
 	uevm_signer_free(ev.signer);
+	ev_engine_release(ev.engine);
 	uevm_ctx_free(ev.ctx);
 	return err;
 }

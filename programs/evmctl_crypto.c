@@ -203,14 +203,25 @@ static int load_signer(void)
 		log_err("When using a pkcs11 URI you must provide the keyid with an option\n");
 		return -1;
 	}
-	if (uevm_signer_load_ex(key, ev.keypass, UEVM_SIGNER_ASK_PASS, &ev.signer)) {
-		fd = strncmp(key, "pkcs11:", 7) ? open(key, O_RDONLY | O_CLOEXEC) : 0;
+	if (!strncmp(key, "pkcs11:", 7)) {
+		/* A token's key: through the engine, or libuevm's OSSL_STORE
+		 * (a provider). */
+		if (ev.engine ? ev_engine_load_signer(ev.engine, key, ev.keypass, &ev.signer)
+			      : uevm_signer_load(key, ev.keypass, &ev.signer)) {
+			if (!ev.engine) {
+				log_err("Failed to load private key %s\n", key);
+				log_err("openssl: %s\n", uevm_last_error());
+			}
+			ev.signer = NULL;
+			return -1;
+		}
+	} else if (uevm_signer_load_ex(key, ev.keypass, UEVM_SIGNER_ASK_PASS, &ev.signer)) {
+		fd = open(key, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			ev.err_no = errno;
 			log_err("Failed to open keyfile: %s\n", key);
 		} else {
-			if (fd > 0)
-				close(fd);
+			close(fd);
 			log_err("Failed to PEM_read_PrivateKey key file: %s\n", key);
 			log_err("openssl: %s\n", uevm_last_error());
 		}

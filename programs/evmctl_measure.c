@@ -133,18 +133,26 @@ static int read_sysfs_tpm2_pcrs(struct bank *tpm)
 	return any ? 0 : 1;
 }
 
-/* A TPM 2.0 through libuevm's TSS access (UEVM_TCTI, or the kernel's
- * resource manager device). */
+/* A TPM 2.0 through libuevm's TSS access: the TCTI UEVM_TCTI names,
+ * else the TSS loader's default, as evmctl's ESYS context without a TCTI
+ * (tabrmd, /dev/tpmrm0, /dev/tpm0, swtpm then mssim on localhost). */
 static int read_tss_pcrs(struct bank *tpm)
 {
 	const char *tcti = getenv("UEVM_TCTI");
 	struct ima_tpm *t;
 	bool any = false;
 
-	if (!tcti && access("/dev/tpmrm0", F_OK) == 0)
-		tcti = "device:/dev/tpmrm0";
-	if (!tcti || ima_tpm_open(tcti, &t))
+	if (tcti && !*tcti)
+		tcti = NULL;
+	/* The loader logs every TCTI it tries and fails; that no TPM is
+	 * found is evmctl's own message.  TSS2_LOG, when set, wins. */
+	if (ev.verbose <= EV_LOG_INFO)
+		setenv("TSS2_LOG", "all+none", 0);
+	if (ima_tpm_open(tcti, &t)) {
+		log_debug("Failed to read TPM 2.0 PCRs (%s)\n", uevm_last_error());
+		uevm_clear_last_error();
 		return 1;
+	}
 	for (int j = 0; j < NUM_BANKS; j++) {
 		tpm[j].supported = ima_tpm_has_bank(t, tpm[j].algo);
 		for (int i = 0; i < EV_NUM_PCRS && tpm[j].supported; i++)
@@ -372,6 +380,60 @@ static int entry_cb(const struct ima_template_entry *e, size_t index,
 	return r->padded_mask ? 0 : 1;
 }
 
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/*
+ * evmctl stops at once (exit 1) on an entry header with a PCR beyond 23
+ * or a name over 255 bytes; libuevm's parser refuses those lists too, with
+ * its own words.  Walk the entries' framing up to the first such header,
+ * so that those lists end as evmctl's do.
+ */
+static void check_list_headers(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+	bool ima = false, first = true;
+
+	while (len - off >= 28) {
+		uint32_t pcr = get_le32(p + off), nlen = get_le32(p + off + 24);
+		uint32_t tlen;
+
+		if (pcr >= EV_NUM_PCRS) {
+			log_err("Invalid PCR %d.\n", (int)pcr);
+			exit(1);
+		}
+		if (nlen > 255) {
+			log_err("%d ERROR: event name too long!\n", (int)nlen);
+			exit(1);
+		}
+		off += 28;
+		if (len - off < nlen)
+			return;
+		if (first)
+			ima = nlen == 3 && !memcmp(p + off, "ima", 3);
+		first = false;
+		off += nlen;
+		if (ima) {
+			/* digest, then a name its length prefixes */
+			if (len - off < 24)
+				return;
+			tlen = get_le32(p + off + 20);
+			off += 24;
+		} else {
+			if (len - off < 4)
+				return;
+			tlen = get_le32(p + off);
+			off += 4;
+		}
+		if (len - off < tlen)
+			return;
+		off += tlen;
+	}
+}
+
 static int ima_measurement(const char *file)
 {
 	struct replay *r = calloc(1, sizeof(*r));
@@ -391,7 +453,14 @@ static int ima_measurement(const char *file)
 	r->err_padded = -1;
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
+		ev.err_no = errno;
 		log_err("Failed to open measurement file: %s\n", file);
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		/* evmctl reads nothing from it and reports what it has. */
+		log_err("Failed to read measurement file: %s: %s\n", file,
+			strerror(EISDIR));
 		goto out;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -420,6 +489,7 @@ static int ima_measurement(const char *file)
 	if (n == -ECANCELED)
 		goto out;
 	if (n < 0) {
+		check_list_headers(buf, len);
 		log_err("%s\n", uevm_last_error());
 		goto out;
 	}
@@ -431,6 +501,11 @@ static int ima_measurement(const char *file)
 	err = r->err;
 	if (!r->tpmbanks) {
 		log_info("Failed to read any TPM PCRs\n");
+		/* evmctl 1.6.2 then exits with the last entry's template
+		 * check, 0 for a well-formed list: nothing was compared with
+		 * a PCR, so that is an error here (125). */
+		log_err("%s: not verified: no TPM PCRs to compare with\n", file);
+		err = -1;
 	} else if (!err) {
 		log_info("Matched per TPM bank calculated digest(s).\n");
 	} else if (!r->err_padded) {

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A private swtpm for a test (source after lib.sh): start_swtpm starts one
-# on a free random port pair with its state under $T and sets TCTI; it is
+# on a free random port pair (or a given one) with its state under $T and sets TCTI; it is
 # stopped on exit.  tpm_pcr and pcr_file read its PCRs with tpm2_pcrread.
 
 TPMSTATE=$T/tpmstate
@@ -17,12 +17,18 @@ stop_swtpm() {
 }
 on_exit stop_swtpm
 
+# start_swtpm [PORT]: with PORT, on PORT and PORT+1 only (returns 2 when
+# either is taken), as for the TSS loader's default swtpm TCTI (2321).
 start_swtpm() {
-	local try port
+	local try port fixed=${1:-} tries=20
 	mkdir -p "$TPMSTATE"
-	for try in $(seq 1 20); do
-		port=$((20000 + RANDOM % 30000))
-		ss -ltn | grep -qE ":($port|$((port + 1)))\b" && continue
+	[ -n "$fixed" ] && tries=1
+	for try in $(seq 1 "$tries"); do
+		port=${fixed:-$((20000 + RANDOM % 30000))}
+		if ss -ltn | grep -qE ":($port|$((port + 1)))\b"; then
+			[ -n "$fixed" ] && return 2
+			continue
+		fi
 		swtpm socket --tpm2 \
 			--server type=tcp,port=$port,bindaddr=127.0.0.1 \
 			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \

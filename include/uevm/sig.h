@@ -83,6 +83,14 @@ int uevm_signer_load(const char *key, const char *pass,
 #define UEVM_SIGNER_ASK_PASS 0x1
 int uevm_signer_load_ex(const char *key, const char *pass, unsigned int flags,
 			struct uevm_signer **out);
+/*
+ * A signer around a private key the caller already holds (an OpenSSL
+ * EVP_PKEY, such as one an engine loaded from a token): the signer takes
+ * its own reference and uses it one operation at a time.  The keyid is
+ * computed from the public key.
+ */
+struct evp_pkey_st;
+int uevm_signer_from_pkey(struct evp_pkey_st *pkey, struct uevm_signer **out);
 void uevm_signer_set_keyid(struct uevm_signer *s, uint32_t keyid);
 int uevm_signer_set_keyid_from_cert(struct uevm_signer *s, const char *path);
 uint32_t uevm_signer_keyid(const struct uevm_signer *s);
