@@ -55,12 +55,13 @@ STATIC_LIB  := $(B)/libuevm.a
 SHARED_LIB  := $(B)/libuevm.so.$(SOVERSION)
 UEVM        := $(B)/uevm
 
-.PHONY: all help deps check check-fast check-san demo bench install uninstall clean
+.PHONY: all help deps check check-fast check-stress check-san demo bench install uninstall clean
 all: $(UEVM) $(STATIC_LIB) $(SHARED_LIB) $(B)/uevm.pc $(UNIT_BIN)
 
 help:
 	@echo "make           build libuevm and uevm into $(B)"
 	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan)"
+	@echo "make check-stress  the tests of the normal build while stress-ng keeps every CPU busy"
 	@echo "make fuzz      build the libFuzzer targets (clang) and run each FUZZ_TIME seconds (default 20)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
@@ -104,6 +105,15 @@ check: deps
 	$(MAKE) all SANITIZE=thread
 	tests/run-tests.sh build/default build/san build/tsan
 	$(MAKE) fuzz FUZZ_TIME=12
+
+# The same tests with every CPU kept busy by stress-ng (scripts/check-stress.sh):
+# a test that passes only on an idle machine fails here.  STRESS_BUILDS
+# chooses the builds (default: the normal one).
+STRESS_BUILDS ?= build/default
+check-stress: deps
+	$(MAKE) all
+	$(if $(filter build/san,$(STRESS_BUILDS)),$(MAKE) all SANITIZE=1)
+	scripts/check-stress.sh $(STRESS_BUILDS)
 
 # Tests against the current build only, without installing packages.
 check-fast: all

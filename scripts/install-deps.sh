@@ -44,6 +44,7 @@ libcap2-bin
 softhsm2
 libengine-pkcs11-openssl
 opensc
+stress-ng
 "
 
 missing=""
