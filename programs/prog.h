@@ -67,7 +67,7 @@ enum {
 /* How label, verify, clear and sign take their PATHs (common_opt handles
  * these too): -P, -d, --root, --exclude, --exclude-from. */
 #define WALK_SHORT "Pd"
-enum { OPT_ROOT = 1200, OPT_EXCLUDE, OPT_EXCLUDE_FROM };
+enum { OPT_ROOT = 1300, OPT_EXCLUDE, OPT_EXCLUDE_FROM };	/* cmd_sign.c: 1200.. */
 #define WALK_LONG \
 	{ "no-dereference", no_argument, NULL, 'P' }, \
 	{ "directory", no_argument, NULL, 'd' }, \
