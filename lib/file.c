@@ -34,7 +34,7 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name)
 	fd = open(proc, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
 		fd = open(proc, flags);
-	if (fd < 0 && errno == ENOENT) {
+	if (fd < 0 && errno == ENOENT && name) {
 		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NOATIME);
 		if (fd < 0 && errno == EPERM)
 			fd = openat(dirfd, name, flags | O_NOFOLLOW);
@@ -45,16 +45,25 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name)
 UEVM_EXPORT int uevm_file_openat(struct uevm_file *f, int dirfd,
 				 const char *name, const char *display_path)
 {
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		memset(f, 0, sizeof(*f));
+		f->fd = -1;
+		return uevm_err(errno, "%m");
+	}
+	return file_open_fd(f, fd, dirfd, name, display_path ? display_path : name);
+}
+
+int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
+		 const char *display_path)
+{
 	struct stat st2;
-	int fd;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->dirfd = dirfd;
-	f->path = display_path ? display_path : name;
-	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return uevm_err(errno, "%m");
+	f->path = display_path;
 	if (fstat(fd, &f->st) < 0) {
 		int e = errno;
 

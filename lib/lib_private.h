@@ -16,6 +16,12 @@
 int uevm_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* uevm_file_openat's second half: F from FD, an O_PATH descriptor of the
+ * object already resolved (taken over, closed on failure).  DIRFD and
+ * NAME are its parent and name when known (-1 and NULL otherwise). */
+int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
+		 const char *display_path);
+
 /* A warning for the process's warning handler (uevm_set_warn_handler):
  * something was accepted, or skipped, that the user should know about. */
 void uevm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

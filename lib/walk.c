@@ -11,9 +11,14 @@
  * up, and only if it is still the same directory (device and inode), so
  * that a directory swapped for a symlink or another directory meanwhile
  * is reported, never entered.
+ *
+ * The PATHs themselves: a symlink PATH is followed unless asked not to
+ * (find -H), but a symlink in a PATH's leading components is refused, or,
+ * beneath a root directory, resolved inside it (openat2 RESOLVE_IN_ROOT).
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,7 +26,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include "lib_private.h"
 
 /* An upper bound on directories held open, whatever RLIMIT_NOFILE is. */
@@ -35,9 +42,10 @@ struct dirref {
 	unsigned int items;	/* queued items, which need fd */
 	unsigned int users;	/* threads using fd right now */
 	bool known;		/* dev and ino recorded */
+	bool follow;		/* no parent: follow a symlink at the end of name */
 	dev_t dev;
 	ino_t ino;
-	struct dirref *parent;	/* NULL: name is relative to the cwd */
+	struct dirref *parent;	/* NULL: name is a path, opened by root_open */
 	char *name;		/* how to reopen it from parent */
 	char *display;		/* a root's path as given, or NULL */
 	struct dirref *prev, *next;	/* open dirrefs, least recently used first */
@@ -50,6 +58,7 @@ struct item {
 	struct item *next;
 	struct dirref *parent;
 	dev_t root_dev;
+	bool follow;		/* roots only: follow a symlink PATH */
 	char *path;		/* roots only: as given, its last part is name */
 	const char *name;
 	char buf[];
@@ -62,6 +71,8 @@ struct walker {
 	size_t pending;		/* queued or being processed */
 	int err;		/* first callback failure: stop */
 	const struct uevm_walk_opts *opts;
+	int rootfd;		/* opts->root, or -1 */
+	int root_err;		/* why opts->root could not be opened */
 	uevm_walk_fn fn;
 	void *arg;
 
@@ -171,26 +182,141 @@ static void dirref_put_locked(struct walker *w, struct dirref *d)
 	}
 }
 
+static int openat2_fd(int dirfd, const char *path, int flags,
+		     unsigned long long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.resolve = resolve,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/*
+ * Open PATH one component at a time, each leading one without following
+ * a symlink, so that no link redirects it however the names change; the
+ * last one is followed if FOLLOW, else it is a directory checked like
+ * the others.  A link met on the way is named.
+ */
+static int open_no_leading_links(const char *path, int flags, bool follow)
+{
+	char *copy = strdup(path), *p;
+	int fd, nfd, e;
+
+	if (!copy)
+		return uevm_err(ENOMEM, "out of memory");
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	if (fd < 0)
+		uevm_err(e, "%s", strerror(e));
+	for (p = copy; *p == '/'; p++)
+		;
+	while (fd >= 0 && *p) {
+		char *end = p + strcspn(p, "/"), *next = end, save = *end;
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		while (*next == '/')
+			next++;
+		if (!*next && follow) {	/* the last component */
+			*end = '\0';
+			nfd = openat(fd, p, flags | O_CLOEXEC);
+			e = errno;
+			close(fd);
+			free(copy);
+			return nfd >= 0 ? nfd : uevm_err(e, "%s", strerror(e));
+		}
+		*end = '\0';
+		nfd = openat(fd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		e = errno;
+		close(fd);
+		fd = -1;
+		if (nfd < 0 || fstat(nfd, &st) < 0) {
+			e = nfd < 0 ? e : errno;
+			uevm_err(e, "%s: %s", copy, strerror(e));
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			n = readlinkat(nfd, "", target, sizeof(target) - 1);
+			target[n > 0 ? n : 0] = '\0';
+			uevm_err(ELOOP, "%s is a symbolic link to '%s', and objects are never reached through one: give the resolved path, or --root DIR to resolve it as seen from inside DIR",
+				 copy, target);
+			close(nfd);
+			e = ELOOP;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			uevm_err(ENOTDIR, "%s: %s", copy, strerror(ENOTDIR));
+			close(nfd);
+			e = ENOTDIR;
+			break;
+		}
+		fd = nfd;
+		*end = save;
+		p = next;
+	}
+	if (fd >= 0) {	/* the directory reached, or "/" */
+		nfd = openat(fd, ".", flags | O_CLOEXEC);
+		e = errno;
+		close(fd);
+		free(copy);
+		return nfd >= 0 ? nfd : uevm_err(e, "%s", strerror(e));
+	}
+	free(copy);
+	return -e;
+}
+
+/* Open a PATH given to the walk (or a directory of it): beneath the root
+ * when there is one, else without a symlink in its leading components.
+ * Returns an fd, or a negative errno with the reason recorded. */
+static int root_open(const struct walker *w, const char *path, int flags,
+		     bool follow)
+{
+	int nofollow = follow ? 0 : O_NOFOLLOW, fd;
+
+	if (w->rootfd >= 0) {
+		fd = openat2_fd(w->rootfd, path, flags | nofollow,
+				RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0 && errno == ENOSYS)
+			return uevm_err(ENOSYS, "resolving beneath a root directory needs openat2() (Linux 5.6 or later)");
+		return fd >= 0 ? fd : uevm_err(errno, "%s", strerror(errno));
+	}
+	if (w->opts->allow_leading_links) {
+		fd = openat(AT_FDCWD, path, flags | nofollow | O_CLOEXEC);
+		return fd >= 0 ? fd : uevm_err(errno, "%s", strerror(errno));
+	}
+	return open_no_leading_links(path, flags, follow);
+}
+
+static int dir_openat(const struct walker *w, const struct dirref *d,
+		      int flags)
+{
+	int fd;
+
+	/* Below the roots nothing is followed. */
+	if (!d->parent)
+		return root_open(w, d->name, flags, d->follow);
+	fd = openat(d->parent->fd, d->name, flags | O_NOFOLLOW);
+	return fd >= 0 ? fd : -errno;
+}
+
 /* Open D from its (open) parent.  A directory seen before must still be
  * the same one. */
 static int dir_open_locked(struct walker *w, struct dirref *d)
 {
 	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK;
-	int pfd = d->parent ? d->parent->fd : AT_FDCWD;
 	struct stat st;
 	int fd, e;
 
-	/* Below the roots nothing is followed; a root's own parent is the
-	 * path the user gave. */
-	if (d->parent)
-		flags |= O_NOFOLLOW;
-	fd = openat(pfd, d->name, flags);
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && shrink_locked(w, 0))
-		fd = openat(pfd, d->name, flags);
+	fd = dir_openat(w, d, flags);
+	if ((fd == -EMFILE || fd == -ENFILE) && shrink_locked(w, 0))
+		fd = dir_openat(w, d, flags);
 	if (fd < 0) {
-		e = errno;
+		e = -fd;
 		if (!d->known)
-			return uevm_err(e, "%s", strerror(e));
+			return d->parent ? uevm_err(e, "%s", strerror(e)) : fd;
 		if (e == ELOOP || e == ENOTDIR || e == ENOENT)
 			return uevm_err(ESTALE, "its directory was moved or replaced during the walk (%s)",
 					strerror(e));
@@ -421,10 +547,15 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		return;
 	}
 	pthread_mutex_lock(&w->fd_lock);
-	d = dirref_new(it->parent, it->name);
-	if (d && it->path && !(d->display = strdup(it->path))) {
-		dirref_put_locked(w, d);
-		d = NULL;
+	/* A PATH's directory is reopened by resolving the PATH again, as it
+	 * was (it may have been reached through a symlink PATH). */
+	d = it->path ? dirref_new(NULL, it->path) : dirref_new(it->parent, it->name);
+	if (d && it->path) {
+		d->follow = it->follow;
+		if (!(d->display = strdup(it->path))) {
+			dirref_put_locked(w, d);
+			d = NULL;
+		}
 	}
 	if (d) {
 		d->fd = f->fd;	/* now owned by d */
@@ -490,6 +621,61 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 	}
 }
 
+/* An object the options leave alone: a glob with a '/' against its whole
+ * path, one without against its name. */
+static bool excluded(const struct walker *w, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base && base[1] ? base + 1 : path;
+	for (size_t i = 0; i < w->opts->nexclude; i++) {
+		const char *g = w->opts->exclude[i];
+
+		if (strchr(g, '/') ? !fnmatch(g, path, FNM_PATHNAME)
+				   : !fnmatch(g, base, 0))
+			return true;
+	}
+	return false;
+}
+
+/* A PATH in its directory DIRFD: a symlink is followed if asked, beneath
+ * the root if there is one. */
+static int open_root_object(struct walker *w, const struct item *it,
+			    int dirfd, struct uevm_file *f, const char *path)
+{
+	int fd = openat(dirfd, it->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || !it->follow || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
+		if (fd < 0) {
+			memset(f, 0, sizeof(*f));
+			f->fd = -1;
+			return uevm_err(errno, "%s", strerror(errno));
+		}
+		return file_open_fd(f, fd, dirfd, it->name, path);
+	}
+	close(fd);
+	if (w->rootfd >= 0)
+		fd = root_open(w, it->path, O_PATH, true);
+	else if ((fd = openat(dirfd, it->name, O_PATH | O_CLOEXEC)) < 0)
+		fd = uevm_err(errno, "following the symbolic link: %s",
+			      strerror(errno));
+	if (fd < 0) {
+		memset(f, 0, sizeof(*f));
+		f->fd = -1;
+		return fd;
+	}
+	return file_open_fd(f, fd, -1, NULL, path);
+}
+
+static int open_item(struct walker *w, const struct item *it, int dirfd,
+		     struct uevm_file *f, const char *path)
+{
+	if (it->path)
+		return open_root_object(w, it, dirfd, f, path);
+	return uevm_file_openat(f, dirfd, it->name, path);
+}
+
 static void process(struct walker *w, struct item *it)
 {
 	struct uevm_file f;
@@ -503,16 +689,20 @@ static void process(struct walker *w, struct item *it)
 		report(w, NULL, it->name, -ENOMEM);
 		return;
 	}
+	if (w->opts->nexclude && excluded(w, path)) {
+		free(path);
+		return;
+	}
 	dirfd = dirref_acquire(w, it->parent);
 	if (dirfd < 0) {
 		report(w, NULL, path, dirfd);
 		free(path);
 		return;
 	}
-	ret = uevm_file_openat(&f, dirfd, it->name, path);
+	ret = open_item(w, it, dirfd, &f, path);
 	if ((ret == -EMFILE || ret == -ENFILE) && relieve_fd_pressure(w, -ret)) {
 		uevm_clear_last_error();
-		ret = uevm_file_openat(&f, dirfd, it->name, path);
+		ret = open_item(w, it, dirfd, &f, path);
 	}
 	if (ret) {
 		report(w, NULL, path, ret);
@@ -522,6 +712,12 @@ static void process(struct walker *w, struct item *it)
 		it->root_dev = f.st.st_dev;
 	else if (w->opts->one_fs && f.st.st_dev != it->root_dev)
 		goto out;	/* -x: another filesystem */
+	/* A directory PATH alone would pass for its whole tree. */
+	if (it->path && S_ISDIR(f.st.st_mode) && !w->opts->recursive &&
+	    w->opts->refuse_dir_roots) {
+		report(w, NULL, path, uevm_err(EISDIR, "a directory: give -r for what is in it, or -d (--directory) for the directory object itself"));
+		goto out;
+	}
 	if (report(w, &f, path, 0))
 		goto out;
 	if (S_ISDIR(f.st.st_mode) && w->opts->recursive)
@@ -592,6 +788,17 @@ static struct item *root_item(struct walker *w, const char *path)
 	char *slash, *dir;
 	size_t len;
 
+	if (w->opts->root && w->rootfd < 0) {
+		free(it);
+		report(w, NULL, path, uevm_err(w->root_err, "cannot open the root directory %s: %s",
+					     w->opts->root, strerror(w->root_err)));
+		return NULL;
+	}
+	if (w->opts->root && path[0] != '/') {
+		free(it);
+		report(w, NULL, path, uevm_err(EINVAL, "beneath a root directory, give PATHs as seen from inside it: absolute (/usr/bin)"));
+		return NULL;
+	}
 	if (!it || !(it->path = strdup(path))) {
 		free(it);
 		uevm_err(ENOMEM, "out of memory");
@@ -599,6 +806,10 @@ static struct item *root_item(struct walker *w, const char *path)
 		return NULL;
 	}
 	len = strlen(it->path);
+	/* PATH/ names what a symlink PATH leads to, even with
+	 * no_dereference. */
+	it->follow = !w->opts->no_dereference ||
+		     (len > 1 && it->path[len - 1] == '/');
 	while (len > 1 && it->path[len - 1] == '/')
 		it->path[--len] = '\0';
 	slash = strrchr(it->path, '/');
@@ -621,6 +832,9 @@ static struct item *root_item(struct walker *w, const char *path)
 		return NULL;
 	}
 	d->items = 1;
+	/* The leading components: beneath a root every link in them is
+	 * resolved inside it; otherwise none is taken (root_open). */
+	d->follow = w->rootfd >= 0 || w->opts->allow_leading_links;
 	it->parent = d;
 	it->root_dev = (dev_t)-1;
 	return it;
@@ -634,7 +848,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 		.fd_lock = PTHREAD_MUTEX_INITIALIZER,
-		.opts = opts, .fn = fn, .arg = arg,
+		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1,
 	};
 	int jobs = opts->jobs > 0 ? opts->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t *tids;
@@ -643,6 +857,10 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	if (jobs < 1)
 		jobs = 1;
 	w.budget = dir_budget(jobs);
+	if (opts->root) {
+		w.rootfd = open(opts->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		w.root_err = errno;
+	}
 	for (size_t i = npaths; i-- > 0;) {
 		struct item *it = root_item(&w, paths[i]);
 
@@ -657,5 +875,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	free(tids);
+	if (w.rootfd >= 0)
+		close(w.rootfd);
 	return w.err;
 }

@@ -33,18 +33,19 @@ static int clear_one(const struct uevm_file *f, const char *path, int err,
 
 int cmd_clear(const struct command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = { COMMON_LONG, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = { COMMON_LONG, WALK_LONG,
+						  { NULL, 0, NULL, 0 } };
 	struct common_opts o;
 	atomic_ulong errors = 0;
 	int c;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			usage(cmd, stdout);
 			return 0;
 		}
-		if (!strchr("rxj", c) || common_opt(&o, c, optarg) <= 0) {
+		if (!(strchr("rxj", c) || walk_opt(c)) || common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}

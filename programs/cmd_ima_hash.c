@@ -66,6 +66,10 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	s.ctx = ctx;
 	o.walk.jobs = 1;
+	/* One file per PATH, taken as named: no -r, -P or -d here. */
+	o.walk.refuse_dir_roots = false;
+	o.walk.no_dereference = true;
+	o.walk.allow_leading_links = true;
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, print_ima, &s);
 	uevm_ctx_free(ctx);

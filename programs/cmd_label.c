@@ -79,14 +79,15 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 
 int cmd_label(const struct command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = { COMMON_LONG, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = { COMMON_LONG, WALK_LONG,
+						  { NULL, 0, NULL, 0 } };
 	struct common_opts o;
 	struct label_state s = { 0 };
 	struct uevm_ctx *ctx;
 	int c;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
 		int r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
 
 		if (c == OPT_HELP) {

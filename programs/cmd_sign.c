@@ -139,6 +139,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		{ "pass-file", required_argument, NULL, OPT_PASS_FILE },
 		{ "allow-weak-keys", no_argument, NULL, OPT_WEAK },
 		{ "help", no_argument, NULL, OPT_HELP },
+		WALK_LONG,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sign_state s = { .so = { .algo = -1, .version = 2 } };
@@ -151,7 +152,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	int c, ret = EXIT_USAGE;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "a:rxj:vk:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:rxj:vk:" WALK_SHORT, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HELP:
 			usage(cmd, stdout);

@@ -58,6 +58,83 @@ static int depth_below(const char *root, const char *path)
 	return n > 0 ? n - 1 : 0;
 }
 
+/* Append the components of REL to the absolute path RES (of size LEN),
+ * lexically: "." is nothing, ".." drops one, and never above "/". */
+static bool path_append(char *res, size_t len, const char *rel)
+{
+	for (const char *p = rel; *p;) {
+		size_t c = strcspn(p, "/"), n = strlen(res);
+
+		if (c == 2 && p[0] == '.' && p[1] == '.') {
+			char *slash = strrchr(res, '/');
+
+			slash[slash == res] = '\0';
+		} else if (c && !(c == 1 && p[0] == '.')) {
+			if (n + c + 2 > len)
+				return false;
+			if (n > 1)
+				res[n++] = '/';
+			memcpy(res + n, p, c);
+			res[n + c] = '\0';
+		}
+		p += c;
+		while (*p == '/')
+			p++;
+	}
+	return true;
+}
+
+/*
+ * Beneath --root every target, an absolute one too, resolves inside the
+ * root as on the booted system: the link leaves the tree when its target,
+ * taken lexically from the link's directory, is not under the PATH the
+ * link was reached from (for a link given as PATH, its directory).
+ */
+static const char *leaves_in_root(const struct verify_state *s,
+				  const char *path, const char *target,
+				  char *why, size_t wlen)
+{
+	char tree[PATH_MAX], res[PATH_MAX];
+	size_t tl = 0, n;
+
+	tree[0] = '\0';
+	for (size_t i = 0; i < s->nroots; i++) {
+		const char *r = s->roots[i];
+
+		n = strlen(r);
+		while (n > 1 && r[n - 1] == '/')
+			n--;
+		if (n >= sizeof(tree) || n < tl)
+			continue;
+		if (!strncmp(path, r, n) &&
+		    (n == 1 || path[n] == '/' || path[n] == '\0')) {
+			memcpy(tree, r, n);
+			tree[n] = '\0';
+			tl = n;
+		}
+	}
+	strcpy(res, "/");
+	if (!tl || !strcmp(tree, path)) {
+		if (!path_append(res, sizeof(res), path))
+			return NULL;
+		path_append(res, sizeof(res), "..");
+		snprintf(tree, sizeof(tree), "%s", res);
+		tl = strlen(tree);
+		strcpy(res, "/");
+	}
+	if (target[0] != '/' &&
+	    (!path_append(res, sizeof(res), path) ||
+	     !path_append(res, sizeof(res), "..")))
+		return NULL;
+	if (!path_append(res, sizeof(res), target))
+		return NULL;
+	if (tl == 1 || (!strncmp(res, tree, tl) &&
+			(res[tl] == '/' || res[tl] == '\0')))
+		return NULL;
+	snprintf(why, wlen, "resolves to %s in the root, outside %s", res, tree);
+	return why;
+}
+
 /*
  * A symlink whose target leaves the tree being verified, lexically: an
  * absolute target, or one whose ".." climb above the root it was reached
@@ -76,6 +153,8 @@ static const char *link_leaves(const struct verify_state *s,
 	if (n < 0)
 		return NULL;
 	target[n] = '\0';
+	if (s->o->walk.root)
+		return leaves_in_root(s, path, target, why, wlen);
 	if (target[0] == '/') {
 		snprintf(why, wlen, "absolute target");
 		return why;
@@ -247,7 +326,7 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 int cmd_verify(const struct command *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = { COMMON_LONG, SIG_VERIFY_LONG,
-						  { NULL, 0, NULL, 0 } };
+						  WALK_LONG, { NULL, 0, NULL, 0 } };
 	struct common_opts o;
 	struct sig_verify_opts so = { 0 };
 	struct verify_state s = { .first_json = true };
@@ -256,7 +335,7 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	int c;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
 			usage(cmd, stdout);
 			return 0;

@@ -64,6 +64,19 @@ enum {
 	{ "json", no_argument, NULL, OPT_JSON }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
+/* How label, verify, clear and sign take their PATHs (common_opt handles
+ * these too): -P, -d, --root, --exclude, --exclude-from. */
+#define WALK_SHORT "Pd"
+enum { OPT_ROOT = 1300, OPT_EXCLUDE, OPT_EXCLUDE_FROM };	/* cmd_sign.c: 1200.. */
+#define WALK_LONG \
+	{ "no-dereference", no_argument, NULL, 'P' }, \
+	{ "directory", no_argument, NULL, 'd' }, \
+	{ "root", required_argument, NULL, OPT_ROOT }, \
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE }, \
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM }
+/* True for the options above. */
+bool walk_opt(int c);
+
 int parse_uuid(const char *s, uint8_t out[16]);
 /* A whole file ("-": stdin) of at most MAX bytes; -EFBIG beyond. */
 int read_file_all(const char *path, size_t max, uint8_t **out, size_t *len);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include "prog.h"
 #include "uevm/keys.h"
 
@@ -59,6 +61,116 @@ void common_opts_init(struct common_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	uevm_config_init(&o->cfg);
+	/* A directory PATH alone is the directory object only with -d. */
+	o->walk.refuse_dir_roots = true;
+}
+
+bool walk_opt(int c)
+{
+	return c == 'P' || c == 'd' || c == OPT_ROOT || c == OPT_EXCLUDE ||
+	       c == OPT_EXCLUDE_FROM;
+}
+
+/* The --exclude globs, and the --exclude-from files' text they point
+ * into: kept for the process's life, released at exit. */
+static const char **excludes;
+static size_t nexcludes;
+static char **exclude_bufs;
+static size_t nexclude_bufs;
+
+static void excludes_free(void)
+{
+	for (size_t i = 0; i < nexclude_bufs; i++)
+		free(exclude_bufs[i]);
+	free(exclude_bufs);
+	free(excludes);
+}
+
+static int exclude_add(struct common_opts *o, const char *glob)
+{
+	static bool registered;
+	const char **n = realloc(excludes, sizeof(*n) * (nexcludes + 1));
+
+	if (!registered && atexit(excludes_free) == 0)
+		registered = true;
+	if (!n) {
+		error_msg("out of memory");
+		return -1;
+	}
+	excludes = n;
+	excludes[nexcludes++] = glob;
+	o->walk.exclude = excludes;
+	o->walk.nexclude = nexcludes;
+	return 0;
+}
+
+/* One glob a line; lines starting with '#', and empty ones, ignored. */
+static int exclude_from(struct common_opts *o, const char *path)
+{
+	char **bufs, *text, *line, *next;
+	uint8_t *data;
+	size_t len;
+	int ret = read_file_all(path, 1 << 20, &data, &len);
+
+	if (ret) {
+		error_msg("--exclude-from %s: %s", path, ret == -EFBIG ?
+			  "larger than 1 MiB" : strerror(-ret));
+		return -1;
+	}
+	text = realloc(data, len + 1);
+	bufs = realloc(exclude_bufs, sizeof(*bufs) * (nexclude_bufs + 1));
+	if (bufs)
+		exclude_bufs = bufs;
+	if (!text || !bufs) {
+		free(text ? text : (char *)data);
+		error_msg("out of memory");
+		return -1;
+	}
+	exclude_bufs[nexclude_bufs++] = text;
+	text[len] = '\0';
+	if (strlen(text) != len) {
+		error_msg("--exclude-from %s: a NUL byte: not a list of globs", path);
+		return -1;
+	}
+	for (line = text; line; line = next) {
+		size_t n;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		n = strlen(line);
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		if (exclude_add(o, line))
+			return -1;
+	}
+	return 0;
+}
+
+/* --root DIR: a directory that openat2() can resolve beneath. */
+static int check_root(const char *dir)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT };
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), t;
+
+	if (fd < 0) {
+		error_msg("--root %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	t = (int)syscall(SYS_openat2, fd, "/", &how, sizeof(how));
+	if (t < 0) {
+		error_msg("--root %s: %s", dir, errno == ENOSYS ?
+			  "this kernel has no openat2() (Linux 5.6 or later), which resolving beneath a root needs" :
+			  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(t);
+	close(fd);
+	return 0;
 }
 
 void hex_encode(const uint8_t *in, size_t len, char *out)
@@ -111,6 +223,21 @@ int common_opt(struct common_opts *o, int c, const char *arg)
 	case 'x':
 		o->walk.one_fs = true;
 		return 1;
+	case 'P':
+		o->walk.no_dereference = true;
+		return 1;
+	case 'd':
+		o->walk.refuse_dir_roots = false;
+		return 1;
+	case OPT_ROOT:
+		if (check_root(arg))
+			return -1;
+		o->walk.root = arg;
+		return 1;
+	case OPT_EXCLUDE:
+		return exclude_add(o, arg) ? -1 : 1;
+	case OPT_EXCLUDE_FROM:
+		return exclude_from(o, arg) ? -1 : 1;
 	case 'j':
 		v = strtol(arg, &end, 10);
 		if (*end || v < 1 || v > 1024) {

@@ -334,6 +334,21 @@ struct uevm_walk_opts {
 	bool recursive;
 	bool one_fs;		/* -x */
 	int jobs;		/* worker threads; <= 0: online CPUs */
+	/* How PATHs themselves are taken.  By default a symlink PATH (or
+	 * PATH/) is followed, as find -H does, and a symlink in a PATH's
+	 * leading components is refused (ELOOP, naming it). */
+	bool no_dereference;	/* a symlink PATH is the link object itself */
+	bool allow_leading_links;	/* follow leading symlinks silently */
+	bool refuse_dir_roots;	/* a directory PATH without recursive: EISDIR */
+	/* Resolve the (absolute) PATHs beneath this directory, every symlink
+	 * in them inside it (openat2 RESOLVE_IN_ROOT); paths are shown as
+	 * seen from inside it. */
+	const char *root;
+	/* Objects left alone, directories not descended into: a glob with
+	 * no '/' matches the object's name, one with a '/' its whole
+	 * shown path (fnmatch FNM_PATHNAME).  PATHs themselves included. */
+	const char *const *exclude;
+	size_t nexclude;
 };
 
 /* Called for every object (possibly from several threads at once).
@@ -342,8 +357,9 @@ struct uevm_walk_opts {
 typedef int (*uevm_walk_fn)(const struct uevm_file *f, const char *path,
 			    int err, void *arg);
 
-/* Walk PATHS (never following symlinks below them).  Returns 0, or the
- * first negative value a callback returned. */
+/* Walk PATHS (never following symlinks below them; see uevm_walk_opts
+ * for the PATHs themselves).  Returns 0, or the first negative value a
+ * callback returned. */
 int uevm_walk(const char *const *paths, size_t npaths,
 	      const struct uevm_walk_opts *opts, uevm_walk_fn fn, void *arg);
 

@@ -25,7 +25,7 @@ for o in dir_euclean dir_eio file_euclean; do
 done
 faultfs_mount "$RULES" "$B" "$M"
 
-out=$("$UEVM" verify -v --hmac-key "raw:$KEY" "$M/dir_euclean" "$M/dir_eio" "$M/dir_ok" 2>&1)
+out=$("$UEVM" verify -d -v --hmac-key "raw:$KEY" "$M/dir_euclean" "$M/dir_eio" "$M/dir_ok" 2>&1)
 expect_match "without faults: a directory with security.selinux and no security.evm fails" \
 	"dir_euclean: .*(no_label|missing-HMAC)" "$out"
 
@@ -35,7 +35,7 @@ getxattr dir_eio EIO security.selinux
 getxattr file_euclean EUCLEAN security.selinux
 EOF
 
-json=$("$UEVM" verify -v --json --hmac-key "raw:$KEY" "$M/dir_euclean" "$M/dir_eio" "$M/dir_ok")
+json=$("$UEVM" verify -d -v --json --hmac-key "raw:$KEY" "$M/dir_euclean" "$M/dir_eio" "$M/dir_ok")
 rc=$?
 st() { jq -r --arg p "$M/$1" '.results[] | select(.path == $p) | .status' <<<"$json"; }
 detail() { jq -r --arg p "$M/$1" '.results[] | select(.path == $p) | .detail' <<<"$json"; }

@@ -65,11 +65,16 @@ expect_eq "verify visits the 10 objects of the tree and nothing else" \
 	"$(jq -r '.results[].path' <<<"$json" | sort)"
 expect_eq "every link verifies as a symlink" "7" \
 	"$(jq '[.results[] | select(.type == "symlink" and .status == "pass")] | length' <<<"$json")"
-# The links given by name: the link is the object, not its target.
-expect_rc "verify of a looping link given by name: exit 0 (the link itself)" 0 \
-	timeout 20 "$UEVM" verify --hmac-key "raw:$KEY" "$R/self" "$R/a" "$R/root"
-expect_rc "label -r of a link to / given by name is not a walk of /" 0 \
-	timeout 20 "$UEVM" label -r --hmac-key "raw:$KEY" "$R/root"
+# The links given by name with -P: the link is the object, not its target.
+expect_rc "verify -P of a looping link given by name: exit 0 (the link itself)" 0 \
+	timeout 20 "$UEVM" verify -P --hmac-key "raw:$KEY" "$R/self" "$R/a" "$R/root"
+expect_rc "label -r -P of a link to / given by name is not a walk of /" 0 \
+	timeout 20 "$UEVM" label -r -P --hmac-key "raw:$KEY" "$R/root"
+# Without -P a looping link given by name is followed, and cannot be.
+out=$(timeout 20 "$UEVM" verify --hmac-key "raw:$KEY" "$R/self" "$R/a" 2>&1)
+expect_eq "verify of looping links given by name (followed): exit 2" 2 $?
+expect_match "... each one reported as an error" "ERROR $R/self: .*symbolic link.*ERROR $R/a: " \
+	"$(tr '\n' ' ' <<<"$out")"
 
 # ---- a directory swapped for a symlink during the walk: racing ---------------------
 

@@ -149,7 +149,7 @@ expect_eq "reading a symlink's target through it opens the target (tampered: ref
 check "tampered directory (mode): still listed, as with the kernel's hooks" \
 	bash -c 'ls "$1" >/dev/null' _ "$M/dir_mode"
 expect_eq "tampered directory: uevm verify reports it" "fail invalid-HMAC" \
-	"$("$UEVM" verify --json --hmac-key "raw:$KEY" "$S/dir_mode" | jq -r '.results[0] | "\(.status) \(.cause)"')"
+	"$("$UEVM" verify -d --json --hmac-key "raw:$KEY" "$S/dir_mode" | jq -r '.results[0] | "\(.status) \(.cause)"')"
 
 # Appraisal results are cached per inode: the second refusal hashes nothing
 # new but is audited again, and nothing passes meanwhile.
