@@ -689,7 +689,9 @@ static void process(struct walker *w, struct item *it)
 		report(w, NULL, it->name, -ENOMEM);
 		return;
 	}
-	if (w->opts->nexclude && excluded(w, path)) {
+	/* Never a PATH given: an excluded root would make a run that
+	 * checked nothing look like a clean one. */
+	if (w->opts->nexclude && !it->path && excluded(w, path)) {
 		free(path);
 		return;
 	}

@@ -226,8 +226,9 @@ expect_eq "... its globs applied, comment lines (#keep) and empty ones ignored" 
 	"$(lines "$E/#keep" "$E/keep.txt")" "$(vfailed <<<"$json")"
 
 json=$("$UEVM" verify -r -v --json --exclude ex "${HK[@]}" "$E")
-expect_eq "the rule applies to a PATH given too: excluded, nothing checked" \
-	"0" "$(jq '.results | length' <<<"$json")"
+expect_eq "a PATH given is never excluded (a run that checked nothing must not look clean): exit 1" 1 $?
+expect_eq "... every tampered file below it is still reported" \
+	"$(lines "$E/#keep" "$E/a.log" "$E/cache/inner.txt" "$E/keep.txt" "$E/sub/a.log")" "$(vfailed <<<"$json")"
 
 "$UEVM" clear -r --exclude cache "$E"
 check "clear -r --exclude cache: cache/deep/x keeps its labels" \
