@@ -118,43 +118,6 @@ static const char *type_name(mode_t m)
 	return "unknown";
 }
 
-/* , "changes": [{"code": ..., "detail": ...}, ...] */
-static void json_changes(FILE *fp, const struct mf_changes *ch)
-{
-	if (!ch || !ch->n)
-		return;
-	fputs(", \"changes\": [", fp);
-	for (size_t i = 0; i < ch->n; i++) {
-		fputs(i ? ", {\"code\": " : "{\"code\": ", fp);
-		fput_json_string(fp, ch->v[i].code);
-		fputs(", \"detail\": ", fp);
-		fput_json_string(fp, ch->v[i].detail);
-		fputc('}', fp);
-	}
-	fputc(']', fp);
-}
-
-/* CHANGED PATH: DETAIL, NEW PATH: DETAIL, DELETED PATH -- one a line. */
-static void print_changes(const char *path, const struct mf_changes *ch)
-{
-	for (size_t i = 0; ch && i < ch->n; i++) {
-		const char *code = ch->v[i].code;
-
-		if (!strcmp(code, "deleted")) {
-			fputs("DELETED ", stdout);
-			fput_path(stdout, path);
-			putchar('\n');
-			continue;
-		}
-		fputs(ch->v[0].code[0] == 'n' && !strcmp(ch->v[0].code, "new") ?
-		      "NEW " : "CHANGED ", stdout);
-		fput_path(stdout, path);
-		fputs(": ", stdout);
-		fput_text(stdout, ch->v[i].detail);
-		putchar('\n');
-	}
-}
-
 /* The manifest's view of F: what changed since it was labelled. */
 static int check_manifest(struct verify_state *s, const struct uevm_file *f,
 			  const char *path, struct mf_changes *ch)
@@ -209,7 +172,7 @@ static void json_entry(struct verify_state *s, const char *path,
 		fputs(", \"warning_detail\": ", fp);
 		fput_json_string(fp, leaves);
 	}
-	json_changes(fp, ch);
+	mf_json_changes(fp, ch);
 	fputc('}', fp);
 }
 
@@ -292,7 +255,7 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 	} else if (ok && !s->o->verbose) {
 		if (leaves)
 			print_leaves(path, target, leaves);
-		print_changes(path, &ch);
+		mf_print_changes(path, &ch);
 	} else {
 		/* STATUS PATH: cause: detail -- one line per file */
 		printf("%s ", ok ? "OK" : "FAIL");
@@ -308,7 +271,7 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		putchar('\n');
 		if (leaves)
 			print_leaves(path, target, leaves);
-		print_changes(path, &ch);
+		mf_print_changes(path, &ch);
 	}
 	out_lock_release();
 	mf_changes_free(&ch);
@@ -343,10 +306,10 @@ static void report_deleted(struct verify_state *s)
 			s->first_json = false;
 			fputs("{\"path\": ", stdout);
 			fput_json_string(stdout, path);
-			json_changes(stdout, &ch);
+			mf_json_changes(stdout, &ch);
 			fputc('}', stdout);
 		} else {
-			print_changes(path, &ch);
+			mf_print_changes(path, &ch);
 		}
 		free(path);
 		mf_changes_free(&ch);

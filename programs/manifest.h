@@ -139,4 +139,11 @@ int manifest_check_file(struct manifest *m, const struct uevm_ctx *ctx,
 			struct mf_changes *c);
 bool manifest_entry_seen(const struct mf_entry *e);
 
+/* Printing (programs/manifest_report.c): "CHANGED PATH: DETAIL",
+ * "NEW PATH: DETAIL", "DELETED PATH", one a line; in JSON the member
+ * , "changes": [{"code": ..., "detail": ...}, ...] (nothing when none). */
+#include <stdio.h>
+void mf_print_changes(const char *path, const struct mf_changes *ch);
+void mf_json_changes(FILE *fp, const struct mf_changes *ch);
+
 #endif
