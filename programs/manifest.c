@@ -684,6 +684,9 @@ static int parse_entry(struct cursor *c, struct mf_entry **out)
 
 	if (!e)
 		return -ENOMEM;
+	/* One space between tokens, none at the end. */
+	if (c->end > c->p && c->end[-1] == ' ')
+		goto bad;
 	if (!token(c, &t, &n) || n != 1 || t[0] != 'o')
 		goto bad;
 	if (!token(c, &t, &n) || !(e->path = unescape(t, n)) || !valid_path(e->path))
@@ -751,7 +754,7 @@ static int parse_entry(struct cursor *c, struct mf_entry **out)
 		}
 	}
 	/* Every token consumed (no empty one), the fields the type has. */
-	if (c->p != c->end || (c->end > c->p && c->end[-1] == ' '))
+	if (c->p != c->end)
 		goto bad;
 	if ((e->type == 'c' || e->type == 'b') != has_rdev)
 		goto bad;
