@@ -673,7 +673,11 @@ static bool has_prefix(const char *t, size_t n, const char *pfx, size_t *plen)
 	return n > *plen && !memcmp(t, pfx, *plen);
 }
 
-static int parse_entry(struct cursor *c, struct mf_entry **out)
+#define BAD(msg) do { *why = (msg); goto bad; } while (0)
+
+/* One entry line; on failure *WHY says what is wrong with it. */
+static int parse_entry(struct cursor *c, struct mf_entry **out,
+		       const char **why)
 {
 	struct mf_entry *e = calloc(1, sizeof(*e));
 	const char *t;
@@ -686,30 +690,30 @@ static int parse_entry(struct cursor *c, struct mf_entry **out)
 		return -ENOMEM;
 	/* One space between tokens, none at the end. */
 	if (c->end > c->p && c->end[-1] == ' ')
-		goto bad;
+		BAD("a space at the end");
 	if (!token(c, &t, &n) || n != 1 || t[0] != 'o')
-		goto bad;
+		BAD("no 'o' at the start");
 	if (!token(c, &t, &n) || !(e->path = unescape(t, n)) || !valid_path(e->path))
-		goto bad;
+		BAD("a malformed path");
 	if (!token(c, &t, &n) || n != 1 || !strchr("fdlcbps", t[0]))
-		goto bad;
+		BAD("a malformed type");
 	e->type = t[0];
 	if (!token(c, &t, &n) || !parse_u64(t, n, UINT64_MAX, &e->ino))
-		goto bad;
+		BAD("a malformed inode number");
 	if (!token(c, &t, &n) || !parse_u64(t, n, UINT32_MAX, &v))
-		goto bad;
+		BAD("a malformed generation");
 	e->gen = (uint32_t)v;
 	if (!token(c, &t, &n) || !parse_u64(t, n, UINT32_MAX, &v))
-		goto bad;
+		BAD("a malformed uid");
 	e->uid = (uint32_t)v;
 	if (!token(c, &t, &n) || !parse_u64(t, n, UINT32_MAX, &v))
-		goto bad;
+		BAD("a malformed gid");
 	e->gid = (uint32_t)v;
 	if (!token(c, &t, &n) || n != 4)
-		goto bad;
+		BAD("a malformed mode");
 	for (size_t i = 0; i < 4; i++) {
 		if (t[i] < '0' || t[i] > '7')
-			goto bad;
+			BAD("a malformed mode");
 		e->mode = e->mode << 3 | (uint32_t)(t[i] - '0');
 	}
 	while (token(c, &t, &n)) {
@@ -717,49 +721,49 @@ static int parse_entry(struct cursor *c, struct mf_entry **out)
 			stage = 1;
 			has_rdev = true;
 			if (!parse_u64(t + pl, n - pl, UINT64_MAX, &e->rdev))
-				goto bad;
+				BAD("a malformed rdev=");
 		} else if (has_prefix(t, n, "sha256=", &pl) && stage < 2) {
 			stage = 2;
 			if (!parse_hex(t + pl, n - pl, e->sha, MF_DIGEST))
-				goto bad;
+				BAD("a malformed sha256=");
 			e->has_sha = true;
 		} else if (has_prefix(t, n, "target=", &pl) && stage < 3) {
 			stage = 3;
 			if (!(e->target = unescape(t + pl, n - pl)) ||
 			    !*e->target || strlen(e->target) >= PATH_MAX)
-				goto bad;
+				BAD("a malformed target=");
 		} else if (has_prefix(t, n, "x=", &pl)) {
 			const char *colon = memchr(t, ':', n);
 			struct mf_xattr *x;
 
 			stage = 4;
 			if (!colon || colon == t + pl)
-				goto bad;
+				BAD("a malformed x=");
 			x = realloc(e->x, (e->nx + 1) * sizeof(*x));
 			if (!x)
-				goto bad;
+				BAD("out of memory");
 			e->x = x;
 			x += e->nx;
 			x->name = unescape(t + pl, (size_t)(colon - t) - pl);
 			if (!x->name)
-				goto bad;
+				BAD("a malformed x= name");
 			e->nx++;
 			if (strlen(x->name) > 255 ||
 			    !parse_hex(colon + 1, (size_t)(t + n - colon - 1),
 				       x->d, MF_DIGEST) ||
 			    (e->nx > 1 && strcmp(x[-1].name, x->name) >= 0))
-				goto bad;
+				BAD("a malformed or unsorted x=");
 		} else {
-			goto bad;
+			BAD("an unknown or misplaced field");
 		}
 	}
 	/* Every token consumed (no empty one), the fields the type has. */
 	if (c->p != c->end)
-		goto bad;
+		BAD("an empty field");
 	if ((e->type == 'c' || e->type == 'b') != has_rdev)
-		goto bad;
+		BAD("rdev= missing or not for this type");
 	if ((e->type == 'f') != e->has_sha || (e->type == 'l') != !!e->target)
-		goto bad;
+		BAD("sha256= or target= missing or not for this type");
 	*out = e;
 	return 0;
 bad:
@@ -767,14 +771,13 @@ bad:
 	return -EINVAL;
 }
 
-int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
-		   size_t *body_len, bool *is_sig, uint8_t **auth,
-		   size_t *auth_len)
+int manifest_split(const uint8_t *buf, size_t len, size_t *body_len,
+		   bool *is_sig, uint8_t **auth, size_t *auth_len)
 {
 	const char *s = (const char *)buf, *end = s + len, *last, *p;
-	struct manifest *m;
-	size_t lineno = 1, ml = strlen(MF_MAGIC), n;
-	int ret = 0;
+	size_t ml = strlen(MF_MAGIC), n;
+
+	*auth = NULL;
 
 	if (len < ml || memcmp(s, MF_MAGIC, ml))
 		return fail(EINVAL, "not a uevm manifest (version 1)");
@@ -811,6 +814,23 @@ int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
 		*auth = NULL;
 		return fail(EINVAL, "a malformed %s", *is_sig ? "signature" : "MAC");
 	}
+	*body_len = (size_t)(last - s);
+	return 0;
+}
+
+int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
+		   size_t *body_len, bool *is_sig, uint8_t **auth,
+		   size_t *auth_len)
+{
+	const char *s = (const char *)buf, *last, *p;
+	struct manifest *m;
+	size_t lineno = 1, ml = strlen(MF_MAGIC);
+	int ret;
+
+	ret = manifest_split(buf, len, body_len, is_sig, auth, auth_len);
+	if (ret)
+		return ret;
+	last = s + *body_len;
 	m = manifest_new();
 	if (!m) {
 		ret = fail(ENOMEM, "out of memory");
@@ -820,10 +840,11 @@ int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
 		const char *nl = memchr(p, '\n', (size_t)(last - p));
 		struct cursor c = { p, nl, ++lineno };
 		struct mf_entry *e;
+		const char *why = "malformed";
 
-		ret = parse_entry(&c, &e);
+		ret = parse_entry(&c, &e, &why);
 		if (ret) {
-			ret = fail(-ret, "line %zu: malformed", lineno);
+			ret = fail(-ret, "line %zu: %s", lineno, why);
 			goto out;
 		}
 		if (m->n && strcmp(m->e[m->n - 1]->path, e->path) >= 0) {
@@ -839,7 +860,6 @@ int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
 		p = nl + 1;
 	}
 	m->complete = true;
-	*body_len = (size_t)(last - s);
 out:
 	if (ret) {
 		manifest_free(m);
@@ -897,7 +917,8 @@ int manifest_load(const char *file, const struct uevm_ctx *ctx,
 	ret = read_all(file, &buf, &len);
 	if (ret)
 		return ret;
-	ret = manifest_parse(buf, len, &m, &body, &is_sig, &auth, &alen);
+	/* Only authenticated bytes reach the entry parser. */
+	ret = manifest_split(buf, len, &body, &is_sig, &auth, &alen);
 	if (ret) {
 		char why[sizeof(mf_err)];
 
@@ -922,6 +943,16 @@ int manifest_load(const char *file, const struct uevm_ctx *ctx,
 			ret = fail(-ret, "%s: rejected: its signature does not "
 				   "verify (%s)", file, ret == -ENOKEY ?
 				   "no certificate has its keyid" : uevm_last_error());
+	}
+	free(auth);
+	auth = NULL;
+	if (!ret && (ret = manifest_parse(buf, len, &m, &body, &is_sig, &auth,
+					  &alen))) {
+		char why[sizeof(mf_err)];
+
+		/* Authentic but malformed: written by a broken tool. */
+		snprintf(why, sizeof(why), "%s", mf_err);
+		ret = fail(-ret, "%s: rejected: %s", file, why);
 	}
 out:
 	free(buf);

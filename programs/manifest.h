@@ -106,6 +106,9 @@ int manifest_write(const struct manifest *m, const char *file,
 int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
 		   size_t *body_len, bool *is_sig, uint8_t **auth,
 		   size_t *auth_len);
+/* Only the trailer: the same outputs as manifest_parse, no entries. */
+int manifest_split(const uint8_t *buf, size_t len, size_t *body_len,
+		   bool *is_sig, uint8_t **auth, size_t *auth_len);
 /* Serialise the entries (no trailer): the bytes the trailer covers. */
 int manifest_serialise(const struct manifest *m, char **out, size_t *len);
 

@@ -55,6 +55,28 @@ expect_match "manifest: device, fifo, symlink target, xattr digests" \
 expect_match "manifest: symlink with its protected xattr and security.evm" \
 	'^o lib/good l .* target=\.\./bin/app x=security\.evm:[0-9a-f]{64} x=security\.selinux:' \
 	"$(cat "$T/m")"
+# The MAC key is derived from the EVM key (never the key itself):
+# HMAC-SHA256(HMAC-SHA256(KEY, "uevm manifest MAC key v1"), BYTES BEFORE).
+mac_of() {	# FILE: what the MAC line of a manifest with FILE's body says
+	python3 - "$T/k" "$1" <<'PY'
+import hashlib, hmac, sys
+k = open(sys.argv[1], 'rb').read()
+body = open(sys.argv[2], 'rb').read()
+dk = hmac.new(k, b'uevm manifest MAC key v1', hashlib.sha256).digest()
+print('hmac-sha256 ' + hmac.new(dk, body, hashlib.sha256).hexdigest())
+PY
+}
+head -n -1 "$T/m" >"$T/body"
+expect_eq "manifest: MAC under the derived key (documented construction)" \
+	"$(tail -1 "$T/m")" "$(mac_of "$T/body")"
+expect_eq "manifest: ... not under the EVM key itself" "" \
+	"$(python3 -c 'import hashlib,hmac,sys; print("hmac-sha256 " + hmac.new(open(sys.argv[1],"rb").read(), open(sys.argv[2],"rb").read(), hashlib.sha256).hexdigest())' "$T/k" "$T/body" | grep -xF "$(tail -1 "$T/m")")"
+# Authentic but malformed (a broken writer): refused, the line and field named.
+sed 's/^o bin d [0-9]* [0-9]* /&x/' "$T/body" >"$T/body.bad"
+{ cat "$T/body.bad"; mac_of "$T/body.bad"; } >"$T/m.bad"
+out=$("$UEVM" verify $K --manifest "$T/m.bad" "$T/tree" 2>&1); rc=$?
+expect_eq "manifest: authentic but malformed: exit 2" 2 "$rc"
+expect_match "manifest: ... line and field named" "m.bad: rejected: line 3: a malformed uid" "$out"
 out=$(vm); rc=$?
 expect_eq "untouched tree: verify --manifest exits 0" 0 "$rc"
 expect_match "untouched tree: nothing changed" 'changed +0' "$out"
