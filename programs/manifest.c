@@ -65,6 +65,8 @@ void manifest_free(struct manifest *m)
 	for (size_t i = 0; i < m->n; i++)
 		mf_entry_free(m->e[i]);
 	free(m->e);
+	free(m->by_ino);
+	free(m->by_evm);
 	free(m);
 }
 
@@ -308,20 +310,24 @@ static int copy_entry(struct mf_entry *to, const struct mf_entry *from)
 	return 0;
 }
 
+static int manifest_index(struct manifest *m);
+static const struct mf_entry *labelled_name(const struct manifest *m,
+					    const struct mf_entry *alias);
+
 int manifest_finish(struct manifest *m)
 {
 	qsort(m->e, m->n, sizeof(*m->e), cmp_path);
+	if (manifest_index(m))
+		return -ENOMEM;
 	for (size_t i = 0; i < m->n; i++) {
 		struct mf_entry *a = m->e[i];
-		const struct mf_entry *from = NULL;
+		const struct mf_entry *from;
 
 		if (i && !strcmp(a->path, m->e[i - 1]->path))
 			return fail(EINVAL, "%s: reached twice", a->path);
 		if (!a->alias)
 			continue;
-		for (size_t j = 0; j < m->n && !from; j++)
-			if (!m->e[j]->alias && m->e[j]->ino == a->ino)
-				from = m->e[j];
+		from = labelled_name(m, a);
 		if (!from)
 			return fail(ENOENT, "%s: no labelled name of its inode",
 				    a->path);
@@ -329,6 +335,10 @@ int manifest_finish(struct manifest *m)
 			return fail(ENOMEM, "out of memory");
 	}
 	m->complete = true;
+	free(m->by_ino);
+	free(m->by_evm);
+	m->by_ino = m->by_evm = NULL;
+	m->nevm = 0;
 	return 0;
 }
 
@@ -860,6 +870,7 @@ int manifest_parse(const uint8_t *buf, size_t len, struct manifest **out,
 		p = nl + 1;
 	}
 	m->complete = true;
+	ret = manifest_index(m);
 out:
 	if (ret) {
 		manifest_free(m);
@@ -1012,20 +1023,98 @@ static bool is_acl(const char *name)
 	return !strncmp(name, "system.posix_acl_", 17);
 }
 
+static const uint8_t *evm_of(const struct mf_entry *e)
+{
+	const struct mf_xattr *x = find_x(e, XATTR_NAME_EVM);
+
+	return x ? x->d : NULL;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	const struct mf_entry *x = *(struct mf_entry *const *)a;
+	const struct mf_entry *y = *(struct mf_entry *const *)b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int cmp_evm(const void *a, const void *b)
+{
+	return memcmp(evm_of(*(struct mf_entry *const *)a),
+		      evm_of(*(struct mf_entry *const *)b), MF_DIGEST);
+}
+
+/* Built once, before the walk's threads read the manifest: "hard link
+ * of" and "copied from" look-ups stay logarithmic on large trees. */
+static int manifest_index(struct manifest *m)
+{
+	m->by_ino = malloc((m->n ? m->n : 1) * sizeof(*m->by_ino));
+	m->by_evm = malloc((m->n ? m->n : 1) * sizeof(*m->by_evm));
+	if (!m->by_ino || !m->by_evm)
+		return fail(ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n; i++) {
+		m->by_ino[i] = m->e[i];
+		if (evm_of(m->e[i]))
+			m->by_evm[m->nevm++] = m->e[i];
+	}
+	qsort(m->by_ino, m->n, sizeof(*m->by_ino), cmp_ino);
+	qsort(m->by_evm, m->nevm, sizeof(*m->by_evm), cmp_evm);
+	return 0;
+}
+
+/* The range of V[0..N) that compares equal to KEY under CMP. */
+static size_t equal_range(struct mf_entry **v, size_t n, const void *key,
+			  int (*cmp)(const void *, const void *), size_t *end)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp(&v[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (*end = lo; *end < n && !cmp(&v[*end], key); (*end)++)
+		;
+	return lo;
+}
+
+/* The labelled name of ALIAS's inode (manifest_finish). */
+static const struct mf_entry *labelled_name(const struct manifest *m,
+					    const struct mf_entry *alias)
+{
+	const struct mf_entry *k = alias;
+	size_t i, end;
+
+	for (i = equal_range(m->by_ino, m->n, &k, cmp_ino, &end); i < end; i++)
+		if (!m->by_ino[i]->alias)
+			return m->by_ino[i];
+	return NULL;
+}
+
 /* The entry of REF other than SELF whose security.evm is D. */
 static const struct mf_entry *evm_owner(const struct manifest *ref,
 					const struct mf_entry *self,
 					const struct mf_entry *cur,
 					const uint8_t *d)
 {
-	for (size_t i = 0; ref && i < ref->n; i++) {
-		const struct mf_entry *o = ref->e[i];
-		const struct mf_xattr *x = find_x(o, XATTR_NAME_EVM);
+	struct mf_xattr kx = { .name = (char *)XATTR_NAME_EVM };
+	struct mf_entry key = { .x = &kx, .nx = 1 }, *k = &key;
+	size_t i, end;
+
+	if (!ref || !ref->by_evm)
+		return NULL;
+	memcpy(kx.d, d, MF_DIGEST);
+	for (i = equal_range(ref->by_evm, ref->nevm, &k, cmp_evm, &end);
+	     i < end; i++) {
+		const struct mf_entry *o = ref->by_evm[i];
 
 		/* Hard links share one value, and an inode moved to another
 		 * name keeps its own: neither is a copy. */
-		if (o != self && x && !memcmp(x->d, d, MF_DIGEST) &&
-		    (!self || o->ino != self->ino) && o->ino != cur->ino)
+		if (o != self && (!self || o->ino != self->ino) &&
+		    o->ino != cur->ino)
 			return o;
 	}
 	return NULL;
@@ -1036,11 +1125,17 @@ static const struct mf_entry *ino_owner(const struct manifest *ref,
 					const struct mf_entry *self,
 					const struct mf_entry *cur)
 {
-	for (size_t i = 0; ref && i < ref->n; i++) {
-		const struct mf_entry *o = ref->e[i];
+	struct mf_entry key = { .ino = cur->ino }, *k = &key;
+	size_t i, end;
 
-		if (o != self && o->ino == cur->ino && o->gen == cur->gen &&
-		    o->type == cur->type && o->type != 'd')
+	if (!ref || !ref->by_ino)
+		return NULL;
+	for (i = equal_range(ref->by_ino, ref->n, &k, cmp_ino, &end);
+	     i < end; i++) {
+		const struct mf_entry *o = ref->by_ino[i];
+
+		if (o != self && o->gen == cur->gen && o->type == cur->type &&
+		    o->type != 'd')
 			return o;
 	}
 	return NULL;

@@ -56,6 +56,10 @@ struct manifest {
 	struct mf_entry **e;	/* sorted by path once complete */
 	size_t n, cap;
 	bool complete;
+	/* Look-up indexes of a parsed manifest: by inode, and the entries
+	 * with a security.evm by its digest (NULL: scan). */
+	struct mf_entry **by_ino, **by_evm;
+	size_t nevm;
 };
 
 /* One difference, in words: CODE is a stable keyword ("owner", "mode",
