@@ -138,10 +138,12 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	}
 	if (sign_key && !mf_file) {
 		error_msg("label: --sign-key signs the manifest: give --manifest");
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	if (mf_file && argc - optind != 1) {
 		error_msg("label: --manifest describes one tree: give exactly one PATH");
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	if (common_ctx(&o, true, &ctx))

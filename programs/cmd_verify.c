@@ -366,12 +366,14 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	if (mf_file && argc - optind != 1) {
 		error_msg("verify: --manifest describes one tree: give exactly one PATH");
 		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	/* Nothing is reported from a manifest that is not authentic. */
 	if (mf_file && manifest_load(mf_file, ctx, uevm_ctx_certs(ctx), &s.mf)) {
 		error_msg("manifest %s", manifest_last_error());
 		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
 		return EXIT_ERROR;
 	}
 	if (mf_file)
