@@ -82,6 +82,12 @@ expect_eq "untouched tree: verify --manifest exits 0" 0 "$rc"
 expect_match "untouched tree: nothing changed" 'changed +0' "$out"
 expect_match "untouched tree: nothing deleted" 'deleted +0' "$out"
 expect_match "untouched tree: nothing new" 'new +0' "$out"
+expect_rc "untouched tree: root given with a trailing slash" 0 \
+	"$UEVM" verify $K --manifest "$T/m" "$T/tree/"
+mv "$T/tree" "$T/elsewhere"
+expect_rc "untouched tree: moved elsewhere, paths are relative" 0 \
+	"$UEVM" verify $K --manifest "$T/m" "$T/elsewhere"
+mv "$T/elsewhere" "$T/tree"
 expect_rc "label --manifest with two PATHs: usage error" 2 \
 	"$UEVM" label $K --manifest "$T/m2" "$T/tree/etc" "$T/tree/bin"
 expect_rc "verify --manifest with two PATHs: usage error" 2 \
@@ -127,6 +133,7 @@ out=$(vm); rc=$?
 expect_eq "3 rollback: verify --manifest exits 1" 1 "$rc"
 expect_match "3 rollback: content changed" "^CHANGED $app: content changed \(sha256 " "$out"
 expect_match "3 rollback: security.ima changed" "^CHANGED $app: security.ima changed$" "$out"
+expect_match "3 rollback: security.evm changed" "^CHANGED $app: security.evm changed$" "$out"
 if grep -q "replaced by another inode" <<<"$out"; then
 	fail "3 rollback: not called a replacement (same inode)"
 else
