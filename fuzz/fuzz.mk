@@ -46,6 +46,7 @@ $(FUZZ_B)/pcr_file: programs/pcr_file.c programs/pcr_file.h \
 $(FUZZ_B)/bios_log: programs/evmctl_eventlog.c programs/evmctl.h fuzz/evmctl_stubs.h
 $(FUZZ_B)/uevmd_control: daemon/control_parse.c daemon/uevmd.h
 $(FUZZ_B)/uevmd_conf: daemon/config.c daemon/uevmd.h
+$(FUZZ_B)/manifest: programs/manifest.c programs/manifest.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h

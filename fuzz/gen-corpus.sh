@@ -247,6 +247,30 @@ for s in /etc/keys/evm-key "file:/k" "raw:/k" "passphrase:/k,passphrase-fd=3" \
 	printf %s "$s" | seed key_spec "$(printf %s "$s" | tr -c 'a-zA-Z0-9' '_' | head -c 40)"
 done
 
+# ---- manifests of labelled trees (uevm label --manifest) ----------------------------
+# Every kind of object, odd names, a hard link, a labelled symlink; an
+# HMAC manifest and a signed one.
+M=$T/mtree
+mkdir -p "$M/etc" "$M/dev"
+echo a >"$M/etc/passwd"
+printf b >"$M/etc/pass wd%:"$'\n'
+ln "$M/etc/passwd" "$M/hl"
+ln -s '../a b%' "$M/etc/lnk"
+setfattr -h -n security.selinux -v system_u:object_r:etc_t:s0 "$M/etc/lnk"
+mkfifo "$M/dev/fifo"
+mknod "$M/dev/null" c 1 3
+setfacl -m u:nobody:r "$M/etc/passwd" 2>/dev/null || true
+head -c 32 /dev/urandom >"$T/mf.key"
+chmod 600 "$T/mf.key"
+"$UEVM" label --hmac-key "raw:$T/mf.key" --manifest "$T/mf.hmac" "$M"
+seed manifest hmac_tree <"$T/mf.hmac"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+	-keyout "$T/mf.pem" -out "$T/mf.crt" -days 2 -subj /CN=m 2>/dev/null
+chmod 600 "$T/mf.pem"
+"$UEVM" label --hmac-key "raw:$T/mf.key" --manifest "$T/mf.sig" \
+	--sign-key "$T/mf.pem" "$M"
+seed manifest signed_tree <"$T/mf.sig"
+
 # ---- the front-ends' parsers (PCR files, BIOS log, uevmd, control tree) ----------
 "$src/gen-corpus-frontends.sh"
 

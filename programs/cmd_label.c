@@ -5,6 +5,7 @@
 #include <search.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "manifest.h"
 #include "prog.h"
 
 struct label_state {
@@ -12,6 +13,8 @@ struct label_state {
 	struct progress progress;
 	atomic_ulong labelled;
 	atomic_ulong errors;
+	struct manifest *mf;	/* --manifest: what the tree looks like */
+	const char *root;
 };
 
 /* Hard links: one inode reached by several names is labelled once, or two
@@ -51,6 +54,19 @@ static bool first_link(const struct stat *st)
 	return first;
 }
 
+static void manifest_hook(struct label_state *s, const struct uevm_file *f,
+			  const char *path, bool alias)
+{
+	int ret = manifest_add_file(s->mf, s->ctx, f,
+				    manifest_rel(s->root, path), alias);
+
+	if (ret) {
+		error_msg("%s: not in the manifest: %s", path,
+			  manifest_last_error());
+		atomic_fetch_add(&s->errors, 1);
+	}
+}
+
 static int label_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
@@ -62,9 +78,15 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 		atomic_fetch_add(&s->errors, 1);
 		return 0;
 	}
-	if (!first_link(&f->st))
-		return 0;	/* another name of an inode already labelled */
+	if (!first_link(&f->st)) {
+		/* another name of an inode already labelled */
+		if (s->mf)
+			manifest_hook(s, f, path, true);
+		return 0;
+	}
 	ret = uevm_label_file(s->ctx, f);
+	if (s->mf)
+		manifest_hook(s, f, path, false);
 	if (ret) {
 		file_error(path, "not labelled", ret);
 		atomic_fetch_add(&s->errors, 1);
@@ -79,8 +101,13 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 
 int cmd_label(const struct command *cmd, int argc, char **argv)
 {
+	enum { OPT_MANIFEST = OPT_FIRST_CMD, OPT_SIGN_KEY };
 	static const struct option longopts[] = { COMMON_LONG, WALK_LONG,
-						  { NULL, 0, NULL, 0 } };
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+		{ NULL, 0, NULL, 0 } };
+	const char *mf_file = NULL, *sign_key = NULL;
+	struct uevm_signer *signer = NULL;
 	struct common_opts o;
 	struct label_state s = { 0 };
 	struct uevm_ctx *ctx;
@@ -88,8 +115,13 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
-		int r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
+		int r;
 
+		if (c == OPT_MANIFEST || c == OPT_SIGN_KEY) {
+			*(c == OPT_MANIFEST ? &mf_file : &sign_key) = optarg;
+			continue;
+		}
+		r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
 		if (c == OPT_HELP) {
 			usage(cmd, stdout);
 			return 0;
@@ -104,13 +136,48 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
+	if (sign_key && !mf_file) {
+		error_msg("label: --sign-key signs the manifest: give --manifest");
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
+	if (mf_file && argc - optind != 1) {
+		error_msg("label: --manifest describes one tree: give exactly one PATH");
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
 	if (common_ctx(&o, true, &ctx))
 		return EXIT_USAGE;
+	if (sign_key && uevm_signer_load(sign_key, NULL, &signer)) {
+		error_msg("%s: %s", sign_key, uevm_last_error());
+		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
+	if (mf_file) {
+		o.walk.recursive = true;	/* a manifest is of the whole tree */
+		s.root = argv[optind];
+		s.mf = manifest_new();
+		if (!s.mf) {
+			error_msg("out of memory");
+			atomic_fetch_add(&s.errors, 1);
+		}
+	}
 	s.ctx = ctx;
 	progress_start(&s.progress, "labelling");
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, label_one, &s);
 	progress_stop(&s.progress);
+	/* A manifest of a tree not wholly labelled would vouch for it. */
+	if (s.mf && atomic_load(&s.errors))
+		error_msg("%s: not written: the tree had errors", mf_file);
+	else if (s.mf && (manifest_finish(s.mf) ||
+		     manifest_write(s.mf, mf_file, ctx, signer))) {
+		error_msg("manifest: %s", manifest_last_error());
+		atomic_fetch_add(&s.errors, 1);
+	}
+	manifest_free(s.mf);
+	uevm_signer_free(signer);
 	uevm_ctx_free(ctx);
 	free(o.extra_xattrs);
 	if (o.verbose || isatty(STDERR_FILENO))

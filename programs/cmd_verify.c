@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "manifest.h"
 #include "prog.h"
 
 struct verify_state {
@@ -19,6 +20,8 @@ struct verify_state {
 	bool first_json;
 	const char *const *roots;	/* the PATHs given */
 	size_t nroots;
+	struct manifest *mf;		/* --manifest */
+	atomic_ulong changed, deleted, added;
 };
 
 /* The root PATH was reached from: the longest given path it starts with. */
@@ -194,10 +197,26 @@ static const char *type_name(mode_t m)
 	return "unknown";
 }
 
+/* The manifest's view of F: what changed since it was labelled. */
+static int check_manifest(struct verify_state *s, const struct uevm_file *f,
+			  const char *path, struct mf_changes *ch)
+{
+	int ret = manifest_check_file(s->mf, s->ctx, f,
+				      manifest_rel(s->roots[0], path), ch);
+
+	if (ret || !ch->n)
+		return ret;
+	if (!strcmp(ch->v[0].code, "new"))
+		atomic_fetch_add(&s->added, 1);
+	else
+		atomic_fetch_add(&s->changed, 1);
+	return 0;
+}
+
 static void json_entry(struct verify_state *s, const char *path,
 		       const struct uevm_file *f, const struct uevm_verdict *v,
 		       bool ok, const char *error, const char *target,
-		       const char *leaves)
+		       const char *leaves, const struct mf_changes *ch)
 {
 	FILE *fp = stdout;
 
@@ -232,6 +251,7 @@ static void json_entry(struct verify_state *s, const char *path,
 		fputs(", \"warning_detail\": ", fp);
 		fput_json_string(fp, leaves);
 	}
+	mf_json_changes(fp, ch);
 	fputc('}', fp);
 }
 
@@ -257,22 +277,31 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 	bool ok;
 	int ret;
 
+	struct mf_changes ch = { 0 };
+	char why[600] = "";
+
 	atomic_fetch_add(&s->total, 1);
 	if (!err) {
 		ret = uevm_verify_file(s->ctx, f, &v);
 		if (ret)
 			err = ret;
 	}
-	if (err) {
-		char why[600];
-
+	if (err)
 		snprintf(why, sizeof(why), "%s", *uevm_last_error() ?
 			 uevm_last_error() : strerror(-err));
+	/* Also for an object that could not be opened: it was not deleted. */
+	if (s->mf && (ret = check_manifest(s, err ? NULL : f, path, &ch)) &&
+	    !err) {
+		err = ret;
+		snprintf(why, sizeof(why), "manifest: %s", manifest_last_error());
+	}
+	if (err) {
 		atomic_fetch_add(&s->errors, 1);
 		out_lock_acquire();
 		progress_clear_line();
 		if (s->o->json) {
-			json_entry(s, path, NULL, NULL, false, why, NULL, NULL);
+			json_entry(s, path, NULL, NULL, false, why, NULL, NULL,
+				   NULL);
 		} else {
 			fputs("ERROR ", stdout);
 			fput_path(stdout, path);
@@ -281,6 +310,7 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 			putchar('\n');
 		}
 		out_lock_release();
+		mf_changes_free(&ch);
 		return 0;
 	}
 	ok = uevm_verdict_ok(f, &v);
@@ -295,14 +325,16 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 				     sizeof(lwhy));
 	if (leaves)
 		atomic_fetch_add(&s->warnings, 1);
-	if (ok && !leaves && !s->o->verbose)
+	if (ok && !leaves && !s->o->verbose && !ch.n)
 		return 0;
 	out_lock_acquire();
 	progress_clear_line();
 	if (s->o->json) {
-		json_entry(s, path, f, &v, ok, NULL, target, leaves);
-	} else if (ok && leaves && !s->o->verbose) {
-		print_leaves(path, target, leaves);
+		json_entry(s, path, f, &v, ok, NULL, target, leaves, &ch);
+	} else if (ok && !s->o->verbose) {
+		if (leaves)
+			print_leaves(path, target, leaves);
+		mf_print_changes(path, &ch);
 	} else {
 		/* STATUS PATH: cause: detail -- one line per file */
 		printf("%s ", ok ? "OK" : "FAIL");
@@ -318,15 +350,59 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 		putchar('\n');
 		if (leaves)
 			print_leaves(path, target, leaves);
+		mf_print_changes(path, &ch);
 	}
 	out_lock_release();
+	mf_changes_free(&ch);
 	return 0;
+}
+
+/* After the walk: the manifest's entries it never reached. */
+static void report_deleted(struct verify_state *s)
+{
+	const char *root = s->roots[0];
+	size_t rl = strlen(root);
+
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	for (size_t i = 0; i < s->mf->n; i++) {
+		const struct mf_entry *e = s->mf->e[i];
+		struct mf_changes ch;
+		char *path;
+
+		if (manifest_entry_seen(e))
+			continue;
+		atomic_fetch_add(&s->deleted, 1);
+		if (manifest_deleted(e, &ch) ||
+		    asprintf(&path, "%.*s%s%s", (int)rl, root,
+			     root[rl - 1] == '/' ? "" : "/", e->path) < 0) {
+			error_msg("out of memory");
+			atomic_fetch_add(&s->errors, 1);
+			return;
+		}
+		if (s->o->json) {
+			fputs(s->first_json ? "\n    " : ",\n    ", stdout);
+			s->first_json = false;
+			fputs("{\"path\": ", stdout);
+			fput_json_string(stdout, path);
+			mf_json_changes(stdout, &ch);
+			fputc('}', stdout);
+		} else {
+			mf_print_changes(path, &ch);
+		}
+		free(path);
+		mf_changes_free(&ch);
+	}
 }
 
 int cmd_verify(const struct command *cmd, int argc, char **argv)
 {
+	enum { OPT_MANIFEST = OPT_FIRST_CMD };
 	static const struct option longopts[] = { COMMON_LONG, SIG_VERIFY_LONG,
-						  WALK_LONG, { NULL, 0, NULL, 0 } };
+		WALK_LONG,
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ NULL, 0, NULL, 0 } };
+	const char *mf_file = NULL;
 	struct common_opts o;
 	struct sig_verify_opts so = { 0 };
 	struct verify_state s = { .first_json = true };
@@ -339,6 +415,10 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		if (c == OPT_HELP) {
 			usage(cmd, stdout);
 			return 0;
+		}
+		if (c == OPT_MANIFEST) {
+			mf_file = optarg;
+			continue;
 		}
 		if (sig_verify_opt(&so, c, optarg) > 0)
 			continue;
@@ -363,6 +443,21 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	sig_verify_opts_free(&so);
+	if (mf_file && argc - optind != 1) {
+		error_msg("verify: --manifest describes one tree: give exactly one PATH");
+		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
+	/* Nothing is reported from a manifest that is not authentic. */
+	if (mf_file && manifest_load(mf_file, ctx, uevm_ctx_certs(ctx), &s.mf)) {
+		error_msg("manifest %s", manifest_last_error());
+		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
+		return EXIT_ERROR;
+	}
+	if (mf_file)
+		o.walk.recursive = true;
 	s.ctx = ctx;
 	s.o = &o;
 	s.roots = (const char *const *)argv + optind;
@@ -373,19 +468,26 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, verify_one, &s);
 	progress_stop(&s.progress);
-	failed = atomic_load(&s.failed);
+	if (s.mf)
+		report_deleted(&s);
+	failed = atomic_load(&s.failed) + atomic_load(&s.changed) +
+		 atomic_load(&s.deleted) + atomic_load(&s.added);
 	errors = atomic_load(&s.errors);
 	if (o.json) {
 		fputs("\n  ],\n  \"summary\": {", stdout);
 		for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
 			printf("\"%s\": %lu, ", integrity_status_name(i),
 			       atomic_load(&s.counts[i]));
+		if (s.mf)
+			printf("\"changed\": %lu, \"deleted\": %lu, \"new\": %lu, ",
+			       atomic_load(&s.changed), atomic_load(&s.deleted),
+			       atomic_load(&s.added));
 		printf("\"total\": %lu, \"failed\": %lu, \"errors\": %lu, "
-		       "\"warnings\": %lu}\n}\n", atomic_load(&s.total), failed,
-		       errors, atomic_load(&s.warnings));
+		       "\"warnings\": %lu}\n}\n", atomic_load(&s.total),
+		       atomic_load(&s.failed), errors, atomic_load(&s.warnings));
 	} else {
 		printf("Summary: %lu objects, %lu failed, %lu errors\n",
-		       atomic_load(&s.total), failed, errors);
+		       atomic_load(&s.total), atomic_load(&s.failed), errors);
 		for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
 			if (atomic_load(&s.counts[i]))
 				printf("  %-15s %lu\n", integrity_status_name(i),
@@ -394,7 +496,12 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 			printf("  %-15s %lu\n", "error", errors);
 		if (atomic_load(&s.warnings))
 			printf("  %-15s %lu\n", "warnings", atomic_load(&s.warnings));
+		if (s.mf)
+			printf("  %-15s %lu\n  %-15s %lu\n  %-15s %lu\n",
+			       "changed", atomic_load(&s.changed), "deleted",
+			       atomic_load(&s.deleted), "new", atomic_load(&s.added));
 	}
+	manifest_free(s.mf);
 	uevm_ctx_free(ctx);
 	free(o.extra_xattrs);
 	fflush(stdout);

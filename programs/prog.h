@@ -109,6 +109,7 @@ void progress_clear_line(void);
 
 int cmd_label(const struct command *, int, char **);
 int cmd_verify(const struct command *, int, char **);
+int cmd_diff(const struct command *, int, char **);
 int cmd_hmac(const struct command *, int, char **);
 int cmd_ima_hash(const struct command *, int, char **);
 int cmd_clear(const struct command *, int, char **);

@@ -7,9 +7,11 @@
 
 static const struct command commands[] = {
 	{ "label", cmd_label, "write security.ima and security.evm",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY [--manifest FILE [--sign-key KEY]] PATH..." },
 	{ "verify", cmd_verify, "check labels; report tampered files",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] [--imasig] [--fix-evm-sig] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] [--imasig] [--fix-evm-sig] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] [--manifest FILE] PATH..." },
+	{ "diff", cmd_diff, "what changed between two manifests of labelled trees",
+	  "[--json] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] MANIFEST1 MANIFEST2" },
 	{ "hmac", cmd_hmac, "print the security.evm value a file would get",
 	  "[--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
 	{ "ima-hash", cmd_ima_hash, "print the security.ima value a file would get",

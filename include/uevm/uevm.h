@@ -267,6 +267,19 @@ const char *const *uevm_ctx_xattrs(const struct uevm_ctx *ctx);
 bool uevm_ctx_is_protected(const struct uevm_ctx *ctx, const char *name);
 int uevm_ctx_hash_algo(const struct uevm_ctx *ctx);
 
+/*
+ * HMAC-SHA256 over a manifest of a labelled tree (uevm label --manifest),
+ * under a key derived from the context's HMAC key for manifests only.
+ * -ENOKEY when the context has no HMAC key.  _check compares in constant
+ * time: 0 when MAC matches, -EBADMSG when not.
+ */
+#define UEVM_MANIFEST_MAC_SIZE 32
+int uevm_ctx_manifest_mac(const struct uevm_ctx *ctx, const void *data,
+			  size_t len, uint8_t out[UEVM_MANIFEST_MAC_SIZE]);
+int uevm_ctx_manifest_mac_check(const struct uevm_ctx *ctx, const void *data,
+				size_t len,
+				const uint8_t mac[UEVM_MANIFEST_MAC_SIZE]);
+
 /* Gather the metadata of F as EVM binds it. */
 int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 			     const struct uevm_file *f,
