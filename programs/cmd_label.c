@@ -89,11 +89,11 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
 		int r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
 
-		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
-		}
-		if (r <= 0 || c == OPT_JSON) {
+		if (c == OPT_HELP)
+			return help_show(cmd->name);
+		if (r == 0 || c == OPT_JSON)
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
+		if (r < 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}

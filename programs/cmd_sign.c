@@ -154,8 +154,10 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:rxj:vk:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HELP:
-			usage(cmd, stdout);
-			return 0;
+			return help_show(cmd->name);
+		case '?':
+			ret = opt_fail(cmd->name, c, argc, argv, "a:rxj:vk:", longopts);
+			goto out;
 		case 'k':
 			key = optarg;
 			continue;

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "uevm/uevm.h"
+#include "help.h"
 
 /* Exit codes: 0 success, 1 verification failed, 2 usage or operational error. */
 #define EXIT_VERIFY_FAILED 1
