@@ -189,7 +189,8 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 	if (n < 0) {
 		set(v, INTEGRITY_UNKNOWN, "unknown");
 		v->ima_status = INTEGRITY_UNKNOWN;
-		snprintf(v->detail, sizeof(v->detail), "cannot read security.ima: %s",
+		snprintf(v->detail, sizeof(v->detail), "%s: %s",
+			 n == -EOPNOTSUPP ? XATTR_UNSUPPORTED : "cannot read security.ima",
 			 strerror((int)-n));
 		goto out;
 	}
@@ -304,6 +305,10 @@ UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
 	size_t len = 0;
 	int ret;
 
+	/* Before the HMAC: without xattrs, its UUID is not the question. */
+	ret = xattr_check_support(f);
+	if (ret)
+		return ret;
 	if (!S_ISREG(f->st.st_mode))
 		return uevm_evm_update_evmxattr(ctx, f);
 	/* A file being written is hashed again, a few times at most: its

@@ -182,6 +182,9 @@ UEVM_EXPORT int uevm_sign_file(const struct uevm_ctx *ctx,
 	size_t ima_len = 0, evm_len;
 	int ret;
 
+	ret = xattr_check_support(f);
+	if (ret)
+		return ret;
 	if (S_ISREG(f->st.st_mode)) {
 		if (o->ima_sig) {
 			ret = uevm_ima_sign_calc(ctx, s, f, algo, version, ima, &ima_len);

@@ -53,6 +53,8 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
+	if (need_cap_sys_admin(cmd->name, "removing"))
+		return EXIT_ERROR;
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, clear_one, &errors);
 	return atomic_load(&errors) ? EXIT_ERROR : 0;

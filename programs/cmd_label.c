@@ -103,6 +103,10 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
+	if (need_cap_sys_admin(cmd->name, "writing")) {
+		free(o.extra_xattrs);
+		return EXIT_ERROR;
+	}
 	if (common_ctx(&o, true, &ctx))
 		return EXIT_USAGE;
 	s.ctx = ctx;

@@ -198,6 +198,8 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		goto out;
 	}
+	if (need_cap_sys_admin(cmd->name, "writing"))
+		goto out;	/* ret is EXIT_USAGE, which is EXIT_ERROR */
 	if (keyid && keyid_cert) {
 		error_msg("sign: --keyid and --keyid-from-cert exclude each other");
 		goto out;

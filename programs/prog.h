@@ -65,6 +65,10 @@ enum {
 	{ "json", no_argument, NULL, OPT_JSON }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
+/* 0 if the process may write security.* xattrs (CAP_SYS_ADMIN); else
+ * -1 after one line saying so: better than one EPERM per object
+ * (programs/privs.c).  WHAT: "writing", "removing". */
+int need_cap_sys_admin(const char *name, const char *what);
 int parse_uuid(const char *s, uint8_t out[16]);
 /* A whole file ("-": stdin) of at most MAX bytes; -EFBIG beyond. */
 int read_file_all(const char *path, size_t max, uint8_t **out, size_t *len);
