@@ -50,8 +50,10 @@ int cmd_hmac(const struct command *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
-		if (c == '?' || strchr("arxjv", c) || c == OPT_JSON)
+		if (c == '?' || strchr("arxjv", c) || c == OPT_JSON) {
+			free(o.extra_xattrs);
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
+		}
 		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;

@@ -91,8 +91,10 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
-		if (r == 0 || c == OPT_JSON)
+		if (r == 0 || c == OPT_JSON) {
+			free(o.extra_xattrs);
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
+		}
 		if (r < 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;

@@ -265,6 +265,7 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 			continue;
 		if (c == '?' || c == 'a') {
 			sig_verify_opts_free(&so);
+			free(o.extra_xattrs);
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
 		}
 		if (common_opt(&o, c, optarg) <= 0) {
