@@ -20,7 +20,7 @@
 #define ALGO_ROW \
 	{ 'a', "hash-algo", "ALGO", "hash for security.ima: sha256 (default), sha1, sha384, sha512, ..." }
 #define VERBOSE_ROW \
-	{ 'v', "verbose", NULL, "say more: every object, and a summary on stderr" }
+	{ 'v', "verbose", NULL, "print a summary (objects labelled, errors) on stderr" }
 #define HMAC_KEY_ROW \
 	{ 'k', "hmac-key", "KEY", "the EVM HMAC key, its form named: raw:FILE, passphrase:FILE, tpm:FILE, kernel-blob:FILE,master=FILE, keyring:NAME" }
 #define HMAC_LAYOUT_ROWS \
@@ -57,7 +57,7 @@ static const struct help_opt verify_opts[] = {
 	{ 0, "cert", "CERT", "an X.509 certificate (PEM or DER) to check signatures with (repeatable)" },
 	{ 0, "allow-weak-keys", NULL, "accept RSA under 2048 bits, P-192 and SM2 keys, with a warning" },
 	{ 0, "imasig", NULL, "require a signature in security.ima (appraise_type=imasig)" },
-	{ 0, "fix-evm-sig", NULL, "treat a valid EVM signature as the kernel's fix mode does" },
+	{ 0, "fix-evm-sig", NULL, "replace a valid EVM signature (0x03) by the HMAC, as the kernel's fix mode does" },
 	PATH_ROWS, REPORT_ROWS,
 	/* Added by the reports work. */
 	{ 0, "min-hash", "ALGO", "fail a security.ima made with a hash weaker than ALGO" },
@@ -86,7 +86,7 @@ static const struct help_opt sign_opts[] = {
 	{ 0, "imasig", NULL, "write an IMA signature in security.ima (the default)" },
 	{ 0, "evm", NULL, "write an EVM signature in security.evm" },
 	{ 0, "portable", NULL, "a portable EVM signature (implies --evm)" },
-	{ 0, "sigv3", NULL, "IMA signature format version 3 (signs the fs-verity style digest)" },
+	{ 0, "sigv3", NULL, "signature format version 3 (default 2)" },
 	{ 0, "keyid", "HEX", "the 32-bit key identifier to write in signatures" },
 	{ 0, "keyid-from-cert", "CERT", "take the key identifier from this certificate" },
 	{ 0, "allow-weak-keys", NULL, "accept RSA under 2048 bits, P-192 and SM2 keys, with a warning" },
@@ -165,7 +165,7 @@ static const struct help_opt key_generate_opts[] = {
 
 static const struct help_opt key_load_opts[] = {
 	KEY_NAME_ROW,
-	{ 0, "keyring", "KR", "user (default), session, user-session, process, thread or a serial" },
+	{ 0, "keyring", "KR", "@u (default), @s, @us, @p, @t or a keyring serial number" },
 	{ 0, "passphrase-fd", "N", "read a passphrase: key's pass phrase from file descriptor N" },
 	KEY_MASTER_ROW, KEY_TCTI_ROW, HELP_ROW, END_ROW,
 };
@@ -345,7 +345,7 @@ static const struct help_entry entries[] = {
 	  "change passes through the EVM and IMA hooks. Other -o options go to FUSE.",
 	  mount_opts },
 	{ "status", NULL,
-	  "Asks the running uevmd(8) what it enforces (mode, policy, keys) and its counters.",
+	  "Asks the running uevmd(8) what it enforces and prints its counters.",
 	  status_opts },
 	{ "enable", NULL,
 	  "Initialises EVM in the running uevmd(8), as echo 1 > evm does, and sets its mode.",
