@@ -60,7 +60,7 @@ all: $(UEVM) $(STATIC_LIB) $(SHARED_LIB) $(B)/uevm.pc $(UNIT_BIN)
 
 help:
 	@echo "make           build libuevm and uevm into $(B)"
-	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan)"
+	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan; stress tests under TSan)"
 	@echo "make check-stress  the tests of the normal build while stress-ng keeps every CPU busy"
 	@echo "make fuzz      build the libFuzzer targets (clang) and run each FUZZ_TIME seconds (default 20)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"

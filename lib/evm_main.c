@@ -65,7 +65,7 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 	}
 	if (n == -EOPNOTSUPP) {
 		st = INTEGRITY_UNKNOWN;
-		DETAIL("the filesystem has no xattr support");
+		DETAIL(XATTR_UNSUPPORTED ": %s", strerror(EOPNOTSUPP));
 		goto out;
 	}
 	if (n <= 0) {

@@ -156,8 +156,14 @@ UEVM_EXPORT int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16])
 	/* A non-openable object borrows its parent's fd: same filesystem? */
 	if (!f->io && (fstat(fd, &st) < 0 || st.st_dev != f->st.st_dev))
 		return uevm_err(EXDEV, "cannot read the filesystem UUID of a mount-point object; give --uuid");
-	if (ioctl(fd, FS_IOC_GETFSUUID, &u) < 0)
+	if (ioctl(fd, FS_IOC_GETFSUUID, &u) < 0) {
+		/* No such ioctl here (before Linux 6.5, or this filesystem). */
+		if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL)
+			return uevm_err(errno, "the filesystem reports no UUID "
+					"(FS_IOC_GETFSUUID: %m); give --uuid UUID "
+					"(the one EVM uses) or --uuid none");
 		return uevm_err(errno, "FS_IOC_GETFSUUID failed (%m); give --uuid UUID or --uuid none");
+	}
 	if (u.len != 16)
 		return uevm_err(EINVAL, "filesystem UUID has %u bytes, not 16", u.len);
 	memcpy(uuid, u.uuid, 16);

@@ -189,7 +189,8 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 	if (n < 0) {
 		set(v, INTEGRITY_UNKNOWN, "unknown");
 		v->ima_status = INTEGRITY_UNKNOWN;
-		snprintf(v->detail, sizeof(v->detail), "cannot read security.ima: %s",
+		snprintf(v->detail, sizeof(v->detail), "%s: %s",
+			 n == -EOPNOTSUPP ? XATTR_UNSUPPORTED : "cannot read security.ima",
 			 strerror((int)-n));
 		goto out;
 	}
@@ -296,8 +297,7 @@ static bool content_moved(const struct uevm_file *f, const struct stat *hashed)
 	       now.st_mtim.tv_nsec != hashed->st_mtim.tv_nsec;
 }
 
-UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
-				const struct uevm_file *f)
+static int label_file(const struct uevm_ctx *ctx, const struct uevm_file *f)
 {
 	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
 	struct stat hashed;
@@ -328,4 +328,17 @@ UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
 					"labelled (%d tries); its security.ima does "
 					"not match its content", tries);
 	}
+}
+
+UEVM_EXPORT int uevm_label_file(const struct uevm_ctx *ctx,
+				const struct uevm_file *f)
+{
+	int ret = label_file(ctx, f);
+
+	/* Without security.* xattrs something fails first (the HMAC's
+	 * UUID, a read): name the cause, not that step.  Only on failure,
+	 * so labelling costs no extra call. */
+	if (ret && xattr_check_support(f))
+		return -EOPNOTSUPP;
+	return ret;
 }

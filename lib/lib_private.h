@@ -104,6 +104,12 @@ int ima_collect_stable_stat(const struct uevm_file *f, int algo,
  * as it was if security.evm cannot be written (ima_label_write.c). */
 int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		     const uint8_t *val, size_t len);
+/* What a filesystem without security.* xattrs (ramfs, some FUSE and network
+ * filesystems) makes of every label: the cause, not a hint at --uuid. */
+#define XATTR_UNSUPPORTED "the filesystem does not support security.* extended attributes"
+/* 0, or -EOPNOTSUPP with that message when F's filesystem has no
+ * security.* xattrs at all (xattr.c). */
+int xattr_check_support(const struct uevm_file *f);
 
 /* Signatures (lib/sig_*.c).  The EVM data walk shared by the HMAC and
  * the signature hash: each protected value of F in list order (REQ_NAME's

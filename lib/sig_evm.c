@@ -168,10 +168,8 @@ static int set_value(const struct uevm_file *f, const char *name,
 	return ret ? uevm_err(-ret, "cannot write %s: %s", name, strerror(-ret)) : 0;
 }
 
-UEVM_EXPORT int uevm_sign_file(const struct uevm_ctx *ctx,
-			       const struct uevm_signer *s,
-			       const struct uevm_file *f,
-			       const struct uevm_sign_opts *o)
+static int sign_file(const struct uevm_ctx *ctx, const struct uevm_signer *s,
+		     const struct uevm_file *f, const struct uevm_sign_opts *o)
 {
 	uint8_t ima[UEVM_MAX_SIG_SIZE], evm[UEVM_MAX_SIG_SIZE];
 	int algo = o->algo >= 0 ? o->algo : ctx->cfg.hash_algo;
@@ -215,4 +213,18 @@ UEVM_EXPORT int uevm_sign_file(const struct uevm_ctx *ctx,
 	if (ret)
 		return ret;
 	return set_value(f, XATTR_NAME_EVM, evm, evm_len);
+}
+
+UEVM_EXPORT int uevm_sign_file(const struct uevm_ctx *ctx,
+			       const struct uevm_signer *s,
+			       const struct uevm_file *f,
+			       const struct uevm_sign_opts *o)
+{
+	int ret = sign_file(ctx, s, f, o);
+
+	/* As uevm_label_file: the filesystem's lack, not the step (an
+	 * object with nothing to sign is skipped anyway). */
+	if (ret && ret != -ENODATA && xattr_check_support(f))
+		return -EOPNOTSUPP;
+	return ret;
 }

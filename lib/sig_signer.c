@@ -120,6 +120,22 @@ static int keyid_from_pem_cert(EVP_PKEY *pkey, const uint8_t *buf, size_t len,
 	return ret;
 }
 
+/* An encrypted private key: PEM that says so (PKCS#8 "ENCRYPTED PRIVATE
+ * KEY", or a traditional key's Proc-Type), or DER PKCS#8
+ * EncryptedPrivateKeyInfo. */
+static bool looks_encrypted(const uint8_t *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	X509_SIG *p8;
+
+	if (memmem(buf, len, "-----BEGIN", 10))
+		return memmem(buf, len, "ENCRYPTED", 9) != NULL;
+	p8 = d2i_X509_SIG(NULL, &p, (long)len);
+	X509_SIG_free(p8);
+	ERR_clear_error();
+	return p8 != NULL;
+}
+
 static int load_file(struct uevm_signer *s, const char *path, const char *pass,
 		     bool ask)
 {
@@ -159,10 +175,15 @@ static int load_file(struct uevm_signer *s, const char *path, const char *pass,
 			OSSL_DECODER_from_data(dctx, &data, &dlen);
 		OSSL_DECODER_CTX_free(dctx);
 	}
-	if (!s->pkey) {
-		ret = uevm_err(EINVAL, "%s: cannot read a private key (%s)%s", path,
-			       sig_ossl_reason(),
-			       pass ? "" : "; an encrypted key needs its pass phrase");
+	if (!s->pkey && !looks_encrypted(buf, len)) {
+		/* A pass phrase would not help: say what the file is not. */
+		ret = uevm_err(EINVAL, "%s: not a private key OpenSSL can read "
+			       "(PEM or DER; %s)", path, sig_ossl_reason());
+	} else if (!s->pkey) {
+		ret = uevm_err(EINVAL, "%s: cannot read the encrypted private key (%s)%s",
+			       path, sig_ossl_reason(),
+			       pass ? "" : "; it needs its pass phrase (--pass-file, "
+			       "or $UEVM_KEY_PASSWORD)");
 	} else {
 		ret = keyid_from_pem_cert(s->pkey, buf, len, path, &s->keyid);
 		if (ret == 1)

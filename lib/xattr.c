@@ -19,6 +19,14 @@ static ssize_t get(const struct uevm_file *f, const char *name, void *buf,
 		     : getxattr(PROC_FD(f, p), name, buf, size);
 }
 
+int xattr_check_support(const struct uevm_file *f)
+{
+	if (get(f, XATTR_NAME_EVM, NULL, 0) >= 0 || errno != EOPNOTSUPP)
+		return 0;
+	return uevm_err(EOPNOTSUPP, XATTR_UNSUPPORTED " (%s)",
+			strerror(EOPNOTSUPP));
+}
+
 UEVM_EXPORT ssize_t uevm_getxattr_alloc(const struct uevm_file *f,
 					const char *name, uint8_t **buf,
 					size_t *bufsize)

@@ -41,11 +41,11 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
-		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
-		}
-		if (!(strchr("rxj", c) || walk_opt(c)) || common_opt(&o, c, optarg) <= 0) {
+		if (c == OPT_HELP)
+			return help_show(cmd->name);
+		if (!(strchr("rxj", c) || walk_opt(c)))
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT WALK_SHORT, longopts);
+		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}
@@ -54,6 +54,8 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
+	if (need_cap_sys_admin(cmd->name, "removing"))
+		return EXIT_ERROR;
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, clear_one, &errors);
 	return atomic_load(&errors) ? EXIT_ERROR : 0;

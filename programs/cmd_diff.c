@@ -87,13 +87,17 @@ int cmd_diff(const struct command *cmd, int argc, char **argv)
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+			sig_verify_opts_free(&so);
+			return help_show(cmd->name);
 		}
 		if ((c == OPT_SIG_CERT || c == OPT_SIG_WEAK) &&
 		    sig_verify_opt(&so, c, optarg) > 0)
 			continue;
-		if ((c != 'k' && c != OPT_JSON) || common_opt(&o, c, optarg) <= 0) {
+		if (c != 'k' && c != OPT_JSON) {
+			sig_verify_opts_free(&so);
+			return opt_fail(cmd->name, c, argc, argv, "k:", longopts);
+		}
+		if (common_opt(&o, c, optarg) <= 0) {
 			sig_verify_opts_free(&so);
 			usage(cmd, stderr);
 			return EXIT_USAGE;

@@ -48,12 +48,13 @@ int cmd_hmac(const struct command *cmd, int argc, char **argv)
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
-		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+		if (c == OPT_HELP)
+			return help_show(cmd->name);
+		if (c == '?' || strchr("arxjv", c) || c == OPT_JSON) {
+			free(o.extra_xattrs);
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
 		}
-		if (common_opt(&o, c, optarg) <= 0 || strchr("arxjv", c) ||
-		    c == OPT_JSON) {
+		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}

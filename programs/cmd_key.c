@@ -80,8 +80,11 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Returns the index of the first operand, or -1 after saying why not. */
-static int parse_opts(int argc, char **argv, struct key_opts *o)
+/* Returns the index of the first operand, -1 after saying why not, or
+ * -2 after printing the help of NAME ("key generate"), which takes the
+ * options ALLOWED (OPT() bits). */
+static int parse_opts(int argc, char **argv, struct key_opts *o,
+		      const char *name, unsigned int allowed)
 {
 	long v;
 	int c;
@@ -94,6 +97,10 @@ static int parse_opts(int argc, char **argv, struct key_opts *o)
 	uevm_kdf_params_default(&o->kdf);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c >= O_OUT && c < O_HELP && !(allowed & OPT(c))) {
+			opt_fail(name, c, argc, argv, "", longopts);
+			return -1;
+		}
 		if (c >= O_OUT && c < O_HELP)
 			o->given |= OPT(c);
 		switch (c) {
@@ -166,11 +173,9 @@ static int parse_opts(int argc, char **argv, struct key_opts *o)
 			o->iv_hex = optarg;
 			break;
 		case O_HELP:
-			key_usage_print(stdout);
-			exit(0);
+			return help_show(name) ? -1 : -2;
 		default:
-			key_usage_print(stderr);
-			return -1;
+			return opt_fail(name, c, argc, argv, "", longopts) ? -1 : -2;
 		}
 	}
 	if ((o->given & OPT(O_PCRS)) && !o->tpm) {
@@ -553,27 +558,24 @@ int cmd_key(const struct command *cmd, int argc, char **argv)
 	struct key_opts o;
 	int first;
 
-	(void)cmd;
 	/* tpm2-tss logs its failures on stderr; uevm's messages say what
 	 * failed.  TSS2_LOG set by the user still wins. */
 	setenv("TSS2_LOG", "all+none", 0);
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		key_usage_print(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return help_show(cmd->name);
+	if (argc < 2) {
+		key_usage_print(stderr);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		char name[32];
+
 		if (strcmp(argv[1], subs[i].name))
 			continue;
-		first = parse_opts(argc - 1, argv + 1, &o);
+		snprintf(name, sizeof(name), "key %s", subs[i].name);
+		first = parse_opts(argc - 1, argv + 1, &o, name, subs[i].allowed);
 		if (first < 0)
-			return EXIT_USAGE;
-		for (const struct option *lo = longopts; lo->name; lo++)
-			if (lo->val < O_HELP && (o.given & ~subs[i].allowed &
-						 OPT(lo->val))) {
-				error_msg("key %s: --%s does not apply", subs[i].name,
-					  lo->name);
-				return EXIT_USAGE;
-			}
+			return first == -2 ? 0 : EXIT_USAGE;
 		return subs[i].fn(&o, argc - 1, argv + 1, first);
 	}
 	error_msg("unknown key subcommand '%s'", argv[1]);

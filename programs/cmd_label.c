@@ -121,12 +121,14 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 			*(c == OPT_MANIFEST ? &mf_file : &sign_key) = optarg;
 			continue;
 		}
-		r = c == OPT_HELP ? 0 : common_opt(&o, c, optarg);
-		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+		if (c == OPT_HELP)
+			return help_show(cmd->name);
+		r = common_opt(&o, c, optarg);
+		if (r == 0 || c == OPT_JSON) {
+			free(o.extra_xattrs);
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT WALK_SHORT, longopts);
 		}
-		if (r <= 0 || c == OPT_JSON) {
+		if (r < 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}
@@ -145,6 +147,10 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		error_msg("label: --manifest describes one tree: give exactly one PATH");
 		free(o.extra_xattrs);
 		return EXIT_USAGE;
+	}
+	if (need_cap_sys_admin(cmd->name, "writing")) {
+		free(o.extra_xattrs);
+		return EXIT_ERROR;
 	}
 	if (common_ctx(&o, true, &ctx))
 		return EXIT_USAGE;

@@ -239,11 +239,9 @@ static int do_show(const struct command *cmd, int argc, char **argv)
 			ascii_input = true;
 			break;
 		case 'h':
-			usage(cmd, stdout);
-			return 0;
+			return help_show("measurements show");
 		default:
-			usage(cmd, stderr);
-			return EXIT_USAGE;
+			return opt_fail("measurements show", c, argc, argv, "", longopts);
 		}
 	}
 	if (optind != argc - 1) {
@@ -323,11 +321,9 @@ static int do_replay(const struct command *cmd, int argc, char **argv)
 			ascii_input = true;
 			break;
 		case 'h':
-			usage(cmd, stdout);
-			return 0;
+			return help_show("measurements replay");
 		default:
-			usage(cmd, stderr);
-			return EXIT_USAGE;
+			return opt_fail("measurements replay", c, argc, argv, "", longopts);
 		}
 	}
 	if (optind != argc - 1) {
@@ -579,11 +575,9 @@ static int do_verify(const struct command *cmd, int argc, char **argv)
 			ascii_input = true;
 			break;
 		case 'h':
-			usage(cmd, stdout);
-			return 0;
+			return help_show("measurements verify");
 		default:
-			usage(cmd, stderr);
-			return EXIT_USAGE;
+			return opt_fail("measurements verify", c, argc, argv, "v", longopts);
 		}
 	}
 	if (!ima_pcrs)
@@ -725,6 +719,7 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 	char *end;
 	long v;
 
+	(void)cmd;
 	ima_ml_config_init(&cfg);
 	common_opts_init(&key_opts);
 	cfg.tcti = getenv("UEVM_TCTI");
@@ -786,13 +781,12 @@ static int do_add(const struct command *cmd, int argc, char **argv)
 			o.verbose = true;
 			break;
 		case 'h':
-			usage(cmd, stdout);
 			free(violations);
-			return 0;
+			return help_show("measurements add");
 		default:
-			usage(cmd, stderr);
 			free(violations);
-			return EXIT_USAGE;
+			return opt_fail("measurements add", c, argc, argv, "a:v",
+					longopts);
 		}
 	}
 	if (!cfg.path) {
@@ -849,9 +843,11 @@ int cmd_measurements(const struct command *cmd, int argc, char **argv)
 		{ "daemon", uevmd_measurements },	/* uevmd's list: cmd_uevmd.c */
 	};
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(cmd, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return help_show(cmd->name);
+	if (argc < 2) {
+		usage(cmd, stderr);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
 		if (!strcmp(argv[1], subs[i].name))

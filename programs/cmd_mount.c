@@ -37,9 +37,14 @@ int cmd_mount(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(cmd, stdout);
-		return 0;
+	/* -h anywhere (not as the value of -o): uevm's help, not uevmfs's. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o")) {
+			i++;
+			continue;
+		}
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return help_show(cmd->name);
 	}
 	find_uevmfs(path, sizeof(path));
 	args = calloc((size_t)argc + 1, sizeof(*args));

@@ -97,6 +97,7 @@ int cmd_policy(const struct command *cmd, int argc, char **argv)
 	};
 	bool verbose = false;
 	const char *sub;
+	char name[64];
 	int c;
 
 	if (argc < 2) {
@@ -106,29 +107,28 @@ int cmd_policy(const struct command *cmd, int argc, char **argv)
 	sub = argv[1];
 	if (!strcmp(sub, "load"))	/* into the running uevmd: cmd_uevmd.c */
 		return uevmd_policy_load(argc - 1, argv + 1);
-	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		usage(cmd, stdout);
-		return 0;
-	}
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h"))
+		return help_show(cmd->name);
 	argc--;
 	argv++;
+	snprintf(name, sizeof(name), "policy %s", sub);
+	if (strcmp(sub, "check") && strcmp(sub, "show")) {
+		error_msg("unknown policy command '%s'", sub);
+		usage(cmd, stderr);
+		return EXIT_USAGE;
+	}
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
-		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
-		}
-		if (c != 'v') {
-			usage(cmd, stderr);
-			return EXIT_USAGE;
-		}
+		if (c == OPT_HELP)
+			return help_show(name);
+		/* -v prints what check parsed; show has nothing to add. */
+		if (c != 'v' || !strcmp(sub, "show"))
+			return opt_fail(name, c, argc, argv, "v", longopts);
 		verbose = true;
 	}
 	if (!strcmp(sub, "check") && optind == argc - 1)
 		return policy_check(argv[optind], verbose);
-	if (!strcmp(sub, "show") && optind == argc - 1 && !verbose)
+	if (!strcmp(sub, "show") && optind == argc - 1)
 		return policy_show(argv[optind]);
-	if (strcmp(sub, "check") && strcmp(sub, "show"))
-		error_msg("unknown policy command '%s'", sub);
 	usage(cmd, stderr);
 	return EXIT_USAGE;
 }

@@ -155,8 +155,10 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:rxj:vk:" WALK_SHORT, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HELP:
-			usage(cmd, stdout);
-			return 0;
+			return help_show(cmd->name);
+		case '?':
+			ret = opt_fail(cmd->name, c, argc, argv, "a:rxj:vk:" WALK_SHORT, longopts);
+			goto out;
 		case 'k':
 			key = optarg;
 			continue;
@@ -197,6 +199,8 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		goto out;
 	}
+	if (need_cap_sys_admin(cmd->name, "writing"))
+		goto out;	/* ret is EXIT_USAGE, which is EXIT_ERROR */
 	if (keyid && keyid_cert) {
 		error_msg("sign: --keyid and --keyid-from-cert exclude each other");
 		goto out;

@@ -128,11 +128,9 @@ int cmd_status(const struct command *cmd, int argc, char **argv)
 		} else if (c == OPT_POLICY) {
 			policy = true;
 		} else if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+			return help_show(cmd->name);
 		} else {
-			usage(cmd, stderr);
-			return EXIT_USAGE;
+			return opt_fail(cmd->name, c, argc, argv, "", longopts);
 		}
 	}
 	if (optind != argc) {
@@ -161,11 +159,9 @@ int cmd_enable(const struct command *cmd, int argc, char **argv)
 		} else if (c == OPT_MODE) {
 			mode = optarg;
 		} else if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+			return help_show(cmd->name);
 		} else {
-			usage(cmd, stderr);
-			return EXIT_USAGE;
+			return opt_fail(cmd->name, c, argc, argv, "", longopts);
 		}
 	}
 	if (optind != argc || (mode && (strchr(mode, ' ') || strchr(mode, '\n') ||
@@ -182,6 +178,7 @@ int uevmd_policy_load(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *base;
@@ -190,10 +187,10 @@ int uevmd_policy_load(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != OPT_SOCKET) {
-			fprintf(stderr, "Usage: %s policy load [--socket PATH] FILE\n", prog_name);
-			return EXIT_USAGE;
-		}
+		if (c == OPT_HELP)
+			return help_show("policy load");
+		if (c != OPT_SOCKET)
+			return opt_fail("policy load", c, argc, argv, "", longopts);
 		sock = optarg;
 	}
 	if (optind != argc - 1) {
@@ -253,13 +250,10 @@ int uevmd_measurements(const struct command *cmd, int argc, char **argv)
 			algo = optarg;
 			break;
 		case OPT_HELP:
-			printf("Usage: %s measurements daemon [--socket PATH] "
-			       "[--ascii|--binary|--count] [--algo ALGO]\n", prog_name);
-			return 0;
+			return help_show("measurements daemon");
 		default:
-			fprintf(stderr, "Usage: %s measurements daemon [--socket PATH] "
-				"[--ascii|--binary|--count] [--algo ALGO]\n", prog_name);
-			return EXIT_USAGE;
+			return opt_fail("measurements daemon", c, argc, argv, "",
+					longopts);
 		}
 	}
 	if (optind != argc) {

@@ -413,8 +413,8 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP) {
-			usage(cmd, stdout);
-			return 0;
+			sig_verify_opts_free(&so);
+			return help_show(cmd->name);
 		}
 		if (c == OPT_MANIFEST) {
 			mf_file = optarg;
@@ -422,7 +422,12 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		}
 		if (sig_verify_opt(&so, c, optarg) > 0)
 			continue;
-		if (common_opt(&o, c, optarg) <= 0 || c == 'a') {
+		if (c == '?' || c == 'a') {
+			sig_verify_opts_free(&so);
+			free(o.extra_xattrs);
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT WALK_SHORT, longopts);
+		}
+		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
 		}

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "uevm/uevm.h"
+#include "help.h"
 
 /* Exit codes: 0 success, 1 verification failed, 2 usage or operational error. */
 #define EXIT_VERIFY_FAILED 1
@@ -77,6 +78,10 @@ enum { OPT_ROOT = 1300, OPT_EXCLUDE, OPT_EXCLUDE_FROM };	/* cmd_sign.c: 1200.. *
 /* True for the options above. */
 bool walk_opt(int c);
 
+/* 0 if the process may write security.* xattrs (CAP_SYS_ADMIN); else
+ * -1 after one line saying so: better than one EPERM per object
+ * (programs/privs.c).  WHAT: "writing", "removing". */
+int need_cap_sys_admin(const char *name, const char *what);
 int parse_uuid(const char *s, uint8_t out[16]);
 /* A whole file ("-": stdin) of at most MAX bytes; -EFBIG beyond. */
 int read_file_all(const char *path, size_t max, uint8_t **out, size_t *len);

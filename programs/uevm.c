@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <getopt.h>
+#include "help.h"
 #include "prog.h"
 
 static const struct command commands[] = {
@@ -36,14 +38,23 @@ static const struct command commands[] = {
 	  "[--mode enforce|log|fix|off] [--socket PATH]" },
 };
 
-static void usage_all(FILE *fp)
+const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+void commands_list(FILE *fp)
 {
 	fprintf(fp, "Usage: %s COMMAND [OPTION...] [ARG...]\n\nCommands:\n",
 		prog_name);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(fp, "\n'%s COMMAND --help' shows a command's options; "
-		"man uevm has the details.\n", prog_name);
+	fprintf(fp, "\n'%s COMMAND --help' (or -h, or '%s help COMMAND') shows a "
+		"command's options;\n'%s --version' (-V) its version; man uevm has "
+		"the details.\n", prog_name, prog_name, prog_name);
 }
 
 int main(int argc, char **argv)
@@ -58,22 +69,27 @@ int main(int argc, char **argv)
 		return evmctl_main(argc, argv);
 
 	if (argc < 2) {
-		usage_all(stderr);
+		commands_list(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage_all(stdout);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		commands_list(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "help"))
+		return help_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
 		printf("uevm %s\n", UEVM_VERSION);
 		return 0;
 	}
+	/* The commands say what is wrong with an option themselves
+	 * (opt_fail in programs/help.c), naming the commands that have it. */
+	opterr = 0;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].func(&commands[i], argc - 1, argv + 1);
 	error_msg("unknown command '%s'", argv[1]);
-	usage_all(stderr);
+	commands_list(stderr);
 	return EXIT_USAGE;
 }

@@ -648,11 +648,16 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 		return 2;
 	}
 	ufs.source = realpath(o->source, NULL);
-	ufs.mountpoint = realpath(o->mountpoint, NULL);
-	if (!ufs.source || stat(ufs.source, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	/* The cause: a missing SOURCE is not "not a directory". */
+	if (!ufs.source || stat(ufs.source, &st) < 0) {
+		fprintf(stderr, "uevmfs: %s: %s\n", o->source, strerror(errno));
+		return 2;
+	}
+	if (!S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "uevmfs: %s: not a directory\n", o->source);
 		return 2;
 	}
+	ufs.mountpoint = realpath(o->mountpoint, NULL);
 	if (!ufs.mountpoint) {
 		fprintf(stderr, "uevmfs: %s: %s\n", o->mountpoint, strerror(errno));
 		return 2;
