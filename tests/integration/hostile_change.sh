@@ -95,7 +95,15 @@ expect_rc "after the writers: label and verify pass" 0 "$UEVM" verify --hmac-key
 head -c 1M /dev/urandom >"$T/other"
 "$UEVM" label --hmac-key "raw:$KEY" "$B" &
 lpid=$!
-sleep 0.05
+# Rename only once label holds the file open (or is done with it): a
+# rename before its open would just hand it the new file to label.
+holds_or_done() {
+	local state
+	state=$(cut -d' ' -f3 "/proc/$lpid/stat" 2>/dev/null)
+	[ -z "$state" ] || [ "$state" = Z ] ||
+		readlink /proc/$lpid/fd/* 2>/dev/null | grep -qxF "$B"
+}
+until holds_or_done; do :; done
 mv "$T/other" "$B"		# the label run keeps the inode it opened
 wait $lpid
 json=$("$UEVM" verify --json --hmac-key "raw:$KEY" "$B")
