@@ -78,11 +78,8 @@ static void label_error(struct label_state *s, const char *path,
 	const char *why = uevm_last_error();
 	char msg[600];
 
-	if (s->report.format != REPORT_TEXT) {
-		snprintf(msg, sizeof(msg), "%s: %s", what,
-			 *why ? why : strerror(-err));
-		obj.error = msg;
-	}
+	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
+	obj.error = msg;
 	file_error(path, what, err);
 	atomic_fetch_add(&s->errors, 1);
 	report_object(&s->report, &obj);

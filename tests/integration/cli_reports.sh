@@ -294,3 +294,11 @@ expect_rc "verify --min-hash nonsense: a usage error" 2 "$UEVM" verify --min-has
 "$UEVM" label -r "${HK[@]}" "$M" 2>"$T/w.err"
 expect_eq "label with the default sha256: no warning; verify --min-hash sha256 then passes" "0 " \
 	"$("$UEVM" verify -r --min-hash sha256 "${HK[@]}" "$M" >/dev/null; echo $?) $(cat "$T/w.err")"
+
+# ---- errors in text mode stay on standard error -------------------------------------------
+
+for c in label clear; do
+	"$UEVM" $c $([ $c = label ] && echo "${HK[@]}") "$T/nonexistent" >"$T/e.out" 2>"$T/e.err"
+	expect_eq "$c of a missing path: exit 2, nothing on stdout, one message naming it" \
+		"2||1" "$?|$(cat "$T/e.out")|$(grep -c "^uevm: $T/nonexistent: cannot open: " "$T/e.err")"
+done
