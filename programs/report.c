@@ -8,13 +8,21 @@
 #include "prog.h"
 #include "report.h"
 
-/* One object's printed form, and what it sorts by.  One allocation:
- * the path, then the output, both NUL-terminated. */
+/*
+ * One object, compact: the static strings by pointer, the others (path
+ * first) packed after the header, those present in STRS order.  Formatted
+ * only when printed, so that the path is held once.
+ */
+enum { S_DETAIL, S_ERROR, S_VALUE, S_TARGET, S_WARN };	/* bits of strs */
+
 struct report_rec {
 	unsigned long seq;	/* completion order: ties only */
 	uint32_t root;
-	uint32_t path_len;
-	char data[];
+	uint32_t mode;
+	uint8_t has_st, ok, nwarn, strs;
+	const char *status, *evm_status, *ima_status, *cause;
+	const char *warn_code[REPORT_MAX_WARNINGS];
+	char data[];		/* path, then the strings present */
 };
 
 void report_init(struct report *r, const char *command,
@@ -173,21 +181,104 @@ static uint32_t root_index(const struct report *r, const char *path)
 	return found ? best : (uint32_t)r->nroots;
 }
 
-static void add_rec(struct report *r, const char *path, const char *out,
-		    size_t out_len)
+static size_t str_size(const char *str)
 {
-	size_t plen = strlen(path);
-	struct report_rec *rec = malloc(sizeof(*rec) + plen + out_len + 2);
+	return str ? strlen(str) + 1 : 0;
+}
 
-	if (!rec || plen > UINT32_MAX) {
-		free(rec);
+static char *put_str(char *p, const char *str)
+{
+	size_t n = strlen(str) + 1;
+
+	memcpy(p, str, n);
+	return p + n;
+}
+
+static struct report_rec *rec_new(const struct report_obj *o)
+{
+	const char *opt[S_WARN] = { o->detail && *o->detail ? o->detail : NULL,
+				    o->error, o->value, o->target };
+	size_t size = sizeof(struct report_rec) + strlen(o->path) + 1;
+	struct report_rec *rec;
+	char *p;
+
+	for (int i = 0; i < S_WARN; i++)
+		size += str_size(opt[i]);
+	for (int i = 0; i < o->nwarn; i++)
+		size += str_size(o->warn[i].detail);
+	rec = calloc(1, size);
+	if (!rec)
+		return NULL;
+	rec->mode = o->st ? (uint32_t)o->st->st_mode : 0;
+	rec->has_st = !!o->st;
+	rec->ok = o->ok;
+	rec->nwarn = (uint8_t)o->nwarn;
+	rec->status = o->status;
+	rec->evm_status = o->evm_status;
+	rec->ima_status = o->ima_status;
+	rec->cause = o->cause;
+	p = put_str(rec->data, o->path);
+	for (int i = 0; i < S_WARN; i++) {
+		if (!opt[i])
+			continue;
+		rec->strs |= (uint8_t)(1u << i);
+		p = put_str(p, opt[i]);
+	}
+	for (int i = 0; i < o->nwarn; i++) {
+		rec->warn_code[i] = o->warn[i].code;
+		if (o->warn[i].detail) {
+			rec->strs |= (uint8_t)(1u << (S_WARN + i));
+			p = put_str(p, o->warn[i].detail);
+		}
+	}
+	return rec;
+}
+
+/* The object REC holds, its strings pointing into REC. */
+static void rec_obj(const struct report_rec *rec, struct stat *st,
+		    struct report_obj *o)
+{
+	const char **opt[S_WARN] = { &o->detail, &o->error, &o->value, &o->target };
+	const char *p = rec->data;
+
+	memset(o, 0, sizeof(*o));
+	if (rec->has_st) {
+		memset(st, 0, sizeof(*st));
+		st->st_mode = rec->mode;
+		o->st = st;
+	}
+	o->ok = rec->ok;
+	o->status = rec->status;
+	o->evm_status = rec->evm_status;
+	o->ima_status = rec->ima_status;
+	o->cause = rec->cause;
+	o->path = p;
+	p += strlen(p) + 1;
+	for (int i = 0; i < S_WARN; i++) {
+		if (!(rec->strs & (1u << i)))
+			continue;
+		*opt[i] = p;
+		p += strlen(p) + 1;
+	}
+	o->nwarn = rec->nwarn;
+	for (int i = 0; i < rec->nwarn; i++) {
+		o->warn[i].code = rec->warn_code[i];
+		if (rec->strs & (1u << (S_WARN + i))) {
+			o->warn[i].detail = p;
+			p += strlen(p) + 1;
+		}
+	}
+}
+
+static void add_rec(struct report *r, const struct report_obj *obj)
+{
+	struct report_rec *rec = rec_new(obj);
+
+	if (!rec) {
 		r->failed = true;
 		return;
 	}
-	rec->root = root_index(r, path);
-	rec->path_len = (uint32_t)plen;
-	memcpy(rec->data, path, plen + 1);
-	memcpy(rec->data + plen + 1, out, out_len + 1);
+	rec->root = root_index(r, obj->path);
 	pthread_mutex_lock(&r->lock);
 	if (r->nrecs == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 1024;
@@ -209,10 +300,6 @@ static void add_rec(struct report *r, const char *path, const char *out,
 
 void report_object(struct report *r, const struct report_obj *obj)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp;
-
 	if (r->format == REPORT_NDJSON) {
 		/* Straight out, one line per object, in completion order. */
 		out_lock_acquire();
@@ -222,23 +309,7 @@ void report_object(struct report *r, const struct report_obj *obj)
 		out_lock_release();
 		return;
 	}
-	fp = open_memstream(&buf, &len);
-	if (!fp) {
-		r->failed = true;
-		return;
-	}
-	if (r->format == REPORT_JSON)
-		json_obj(fp, obj);
-	else
-		r->text(fp, obj, r->text_arg);
-	if (fclose(fp) || !buf) {
-		free(buf);
-		r->failed = true;
-		return;
-	}
-	if (len)
-		add_rec(r, obj->path, buf, len);
-	free(buf);
+	add_rec(r, obj);
 }
 
 /* Byte order, with '/' below every other byte: "a" < "a/x" < "a-b", the
@@ -295,11 +366,16 @@ int report_finish(struct report *r, const struct report_count *counts,
 	if (r->format == REPORT_JSON)
 		printf("{\n  \"command\": \"%s\",\n  \"results\": [", r->command);
 	for (size_t i = 0; i < r->nrecs; i++) {
-		const char *out = r->recs[i]->data + r->recs[i]->path_len + 1;
+		struct report_obj obj;
+		struct stat st;
 
-		if (r->format == REPORT_JSON)
+		rec_obj(r->recs[i], &st, &obj);
+		if (r->format == REPORT_JSON) {
 			fputs(i ? ",\n    " : "\n    ", stdout);
-		fputs(out, stdout);
+			json_obj(stdout, &obj);
+		} else {
+			r->text(stdout, &obj, r->text_arg);
+		}
 	}
 	if (r->format == REPORT_JSON) {
 		fputs("\n  ],\n  \"summary\": ", stdout);

@@ -30,7 +30,9 @@ struct report_warning {
 	const char *detail;
 };
 
-/* One object's outcome; NULL strings are printed as null. */
+/* One object's outcome; NULL strings are printed as null.  status,
+ * evm_status, ima_status, cause and the warning codes must be static
+ * strings (kept by pointer until the end); the others are copied. */
 struct report_obj {
 	const char *path;
 	const struct stat *st;		/* NULL: not examined (type null) */
