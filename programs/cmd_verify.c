@@ -139,13 +139,15 @@ static void check_digests(struct verify_state *s, const struct uevm_file *f,
 	static const char *const names[] = { XATTR_NAME_IMA, XATTR_NAME_EVM };
 
 	for (int i = 0; i < 2; i++) {
+		const char *name;
 		int algo;
 
 		if (i == 0 && !S_ISREG(f->st.st_mode))
 			continue;
 		algo = xattr_algo(f, names[i]);
-		if (algo < 0)
-			continue;
+		name = algo >= 0 ? uevm_hash_algo_name(algo) : NULL;
+		if (!name)
+			continue;	/* none, or one the check itself refuses */
 		if (s->min_hash >= 0 &&
 		    hash_strength(algo) < hash_strength(s->min_hash)) {
 			if (*ok) {
@@ -154,15 +156,15 @@ static void check_digests(struct verify_state *s, const struct uevm_file *f,
 				v->cause = "weak-hash";
 				snprintf(v->detail, sizeof(v->detail),
 					 "%s uses %s, weaker than --min-hash %s",
-					 names[i], uevm_hash_algo_name(algo),
+					 names[i], name,
 					 uevm_hash_algo_name(s->min_hash));
 			}
 			continue;
 		}
 		if (!hash_is_weak(algo) || obj->nwarn >= REPORT_MAX_WARNINGS)
 			continue;
-		snprintf(why[obj->nwarn], 64, "weak digest %s in %s",
-			 uevm_hash_algo_name(algo), names[i]);
+		snprintf(why[obj->nwarn], 64, "weak digest %s in %s", name,
+			 names[i]);
 		obj->warn[obj->nwarn].code = "weak-digest";
 		obj->warn[obj->nwarn].detail = why[obj->nwarn];
 		obj->nwarn++;
