@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "prog.h"
 #include "report.h"
 
@@ -275,7 +274,9 @@ static void add_rec(struct report *r, const struct report_obj *obj)
 	struct report_rec *rec = rec_new(obj);
 
 	if (!rec) {
+		pthread_mutex_lock(&r->lock);
 		r->failed = true;
+		pthread_mutex_unlock(&r->lock);
 		return;
 	}
 	rec->root = root_index(r, obj->path);
