@@ -9,7 +9,8 @@
 #  - verify's output is sorted and the same with -j1 and -j8;
 #  - every --json object of every command has the same keys; --ndjson
 #    parses line by line; -q prints failures only;
-#  - md5 and sha1 digests: a warning when labelling and verifying, a
+#  - md5 and sha1 digests and signatures: a warning when labelling,
+#    signing and verifying, a
 #    failure below --min-hash.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/sig_ref.sh"
@@ -302,3 +303,19 @@ for c in label clear; do
 	expect_eq "$c of a missing path: exit 2, nothing on stdout, one message naming it" \
 		"2||1" "$?|$(cat "$T/e.out")|$(grep -c "^uevm: $T/nonexistent: cannot open: " "$T/e.err")"
 done
+
+# ---- a weak digest in an IMA signature ---------------------------------------------------
+
+G=$T/sigweak
+mkdir -p "$G"
+echo signed >"$G/s"
+"$UEVM" sign -a sha1 --imasig --evm -k "$K/rsa2048.key" "$G/s" 2>"$T/g.err"
+expect_eq "sign -a sha1: exit 0, one warning" "0 1" "$? $(grep -c 'sha1 is a weak digest' "$T/g.err")"
+expect_match "... an IMA signature with sha1 (v2 header, algo 2)" '^030202' "$(xattr_hex security.ima "$G/s")"
+"$UEVM" verify --cert "$K/rsa2048.der" "$G/s" >"$T/g.out" 2>&1
+expect_eq "verify: exit 0, the signatures' weak digests are warned about" \
+	"0|WARN $G/s: weak digest sha1 in security.ima|WARN $G/s: weak digest sha1 in security.evm" \
+	"$?|$(grep '^WARN' "$T/g.out" | paste -sd'|')"
+"$UEVM" verify --min-hash sha256 --cert "$K/rsa2048.der" "$G/s" >"$T/g.out" 2>&1
+expect_eq "verify --min-hash sha256: the sha1 signature fails (weak-hash)" "1 1" \
+	"$? $(grep -c "^FAIL $G/s: fail (weak-hash): security.ima uses sha1" "$T/g.out")"
