@@ -10,8 +10,7 @@
 #  - every --json object of every command has the same keys; --ndjson
 #    parses line by line; -q prints failures only;
 #  - md5 and sha1 digests and signatures: a warning when labelling,
-#    signing and verifying, a
-#    failure below --min-hash.
+#    signing and verifying, a failure below --min-hash.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/sig_ref.sh"
 
