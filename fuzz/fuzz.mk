@@ -50,3 +50,6 @@ $(FUZZ_B)/manifest: programs/manifest.c programs/manifest.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h
+# The escaping of names in the commands' reports.
+$(FUZZ_B)/report_escape: programs/prog_util.c programs/report.c programs/prog.h \
+	programs/report.h

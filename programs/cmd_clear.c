@@ -4,16 +4,50 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prog.h"
+#include "report.h"
+
+struct clear_state {
+	struct report report;
+	atomic_ulong total;
+	atomic_ulong cleared;
+	atomic_ulong errors;
+};
+
+/* Text: errors went to standard error; -v lists the rest. */
+static void clear_text(FILE *fp, const struct report_obj *o, void *arg)
+{
+	(void)arg;
+	if (o->error)
+		return;
+	fputs("cleared ", fp);
+	fput_path(fp, o->path);
+	fputc('\n', fp);
+}
+
+static void clear_error(struct clear_state *s, const char *path,
+			const struct stat *st, const char *what, int err)
+{
+	struct report_obj obj = { .path = path, .st = st };
+	const char *why = uevm_last_error();
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
+	obj.error = msg;
+	file_error(path, what, err);
+	atomic_fetch_add(&s->errors, 1);
+	report_object(&s->report, &obj);
+}
 
 static int clear_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
-	atomic_ulong *errors = arg;
 	static const char *const names[] = { XATTR_NAME_EVM, XATTR_NAME_IMA };
+	struct clear_state *s = arg;
+	struct report_obj obj = { .path = path, .ok = true, .status = "cleared" };
 
+	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		file_error(path, "cannot open", err);
-		atomic_fetch_add(errors, 1);
+		clear_error(s, path, NULL, "cannot open", err);
 		return 0;
 	}
 	/* security.evm first: a file never keeps an HMAC over a hash that
@@ -23,11 +57,14 @@ static int clear_one(const struct uevm_file *f, const char *path, int err,
 
 		if (r && r != -ENODATA && r != -EOPNOTSUPP) {
 			uevm_clear_last_error();
-			file_error(path, names[i], r);
-			atomic_fetch_add(errors, 1);
+			clear_error(s, path, &f->st, names[i], r);
 			return 0;
 		}
 	}
+	atomic_fetch_add(&s->cleared, 1);
+	obj.st = &f->st;
+	if (s->report.level == REPORT_VERBOSE)
+		report_object(&s->report, &obj);
 	return 0;
 }
 
@@ -36,14 +73,14 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 	static const struct option longopts[] = { COMMON_LONG, WALK_LONG,
 						  { NULL, 0, NULL, 0 } };
 	struct common_opts o;
-	atomic_ulong errors = 0;
-	int c;
+	struct clear_state s = { 0 };
+	int c, ret;
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
-		if (!(strchr("rxj", c) || walk_opt(c)))
+		if (!(strchr("rxjvq", c) || c == OPT_JSON || c == OPT_NDJSON || walk_opt(c)))
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT WALK_SHORT, longopts);
 		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
@@ -56,7 +93,23 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 	}
 	if (need_cap_sys_admin(cmd->name, "removing"))
 		return EXIT_ERROR;
+	if (report_check_opts("clear", &o))
+		return EXIT_USAGE;
+	report_init(&s.report, "clear", report_format_of(o.json, o.ndjson),
+		    report_level_of(&o), (const char *const *)argv + optind,
+		    (size_t)(argc - optind), clear_text, NULL);
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
-		  &o.walk, clear_one, &errors);
-	return atomic_load(&errors) ? EXIT_ERROR : 0;
+		  &o.walk, clear_one, &s);
+	{
+		const struct report_count counts[] = {
+			{ "total", atomic_load(&s.total) },
+			{ "cleared", atomic_load(&s.cleared) },
+			{ "errors", atomic_load(&s.errors) },
+			{ "warnings", 0 },
+		};
+
+		ret = report_finish(&s.report, counts, sizeof(counts) / sizeof(counts[0]));
+	}
+	report_free(&s.report);
+	return atomic_load(&s.errors) || ret ? EXIT_ERROR : 0;
 }

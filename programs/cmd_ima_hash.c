@@ -4,38 +4,58 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prog.h"
+#include "report.h"
 
 struct print_state {
 	const struct uevm_ctx *ctx;
-	int errors;
+	struct report report;
+	unsigned long total, computed, errors;
 };
+
+/* Text: VALUE  PATH; errors went to standard error. */
+static void ima_text(FILE *fp, const struct report_obj *o, void *arg)
+{
+	(void)arg;
+	if (o->error)
+		return;
+	fprintf(fp, "%s  ", o->value);
+	fput_path(fp, o->path);
+	fputc('\n', fp);
+}
 
 static int print_ima(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
 	struct print_state *s = arg;
+	struct report_obj obj = { .path = path, .st = f ? &f->st : NULL };
 	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
-	char hex[2 * sizeof(val) + 1];
+	char hex[2 * sizeof(val) + 1], why[600];
+	const char *what = "cannot hash";
 	size_t len;
 
+	s->total++;
 	if (!err && !S_ISREG(f->st.st_mode)) {
 		uevm_clear_last_error();
 		err = -EINVAL;
-		file_error(path, "not a regular file", err);
-		s->errors++;
-		return 0;
+		what = "not a regular file";
 	}
 	if (!err)
 		err = uevm_ima_calc_xattr(s->ctx, f, val, &len);
 	if (err) {
-		file_error(path, "cannot hash", err);
+		snprintf(why, sizeof(why), "%s: %s", what,
+			 *uevm_last_error() ? uevm_last_error() : strerror(-err));
+		file_error(path, what, err);
 		s->errors++;
+		obj.error = why;
+		report_object(&s->report, &obj);
 		return 0;
 	}
 	hex_encode(val, len, hex);
-	printf("%s  ", hex);
-	fput_path(stdout, path);
-	putchar('\n');
+	s->computed++;
+	obj.ok = true;
+	obj.status = "computed";
+	obj.value = hex;
+	report_object(&s->report, &obj);
 	return 0;
 }
 
@@ -45,13 +65,13 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 	struct common_opts o;
 	struct print_state s = { 0 };
 	struct uevm_ctx *ctx;
-	int c;
+	int c, ret;
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
-		if (c != 'a')
+		if (c != 'a' && c != OPT_JSON && c != OPT_NDJSON)
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
 		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
@@ -62,9 +82,14 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 		usage(cmd, stderr);
 		return EXIT_USAGE;
 	}
+	if (report_check_opts("ima-hash", &o))
+		return EXIT_USAGE;
 	if (common_ctx(&o, false, &ctx))
 		return EXIT_USAGE;
 	s.ctx = ctx;
+	report_init(&s.report, "ima-hash", report_format_of(o.json, o.ndjson),
+		    REPORT_VERBOSE, (const char *const *)argv + optind,
+		    (size_t)(argc - optind), ima_text, NULL);
 	o.walk.jobs = 1;
 	/* One file per PATH, taken as named: no -r, -P or -d here. */
 	o.walk.refuse_dir_roots = false;
@@ -73,5 +98,16 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, print_ima, &s);
 	uevm_ctx_free(ctx);
-	return s.errors ? EXIT_ERROR : 0;
+	{
+		const struct report_count counts[] = {
+			{ "total", s.total },
+			{ "computed", s.computed },
+			{ "errors", s.errors },
+			{ "warnings", 0 },
+		};
+
+		ret = report_finish(&s.report, counts, sizeof(counts) / sizeof(counts[0]));
+	}
+	report_free(&s.report);
+	return s.errors || ret ? EXIT_ERROR : 0;
 }

@@ -4,14 +4,19 @@
 #include <pthread.h>
 #include <search.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "manifest.h"
 #include "prog.h"
+#include "report.h"
 
 struct label_state {
 	const struct uevm_ctx *ctx;
+	struct report report;
 	struct progress progress;
+	atomic_ulong total;
 	atomic_ulong labelled;
+	atomic_ulong skipped;
 	atomic_ulong errors;
 	struct manifest *mf;	/* --manifest: what the tree looks like */
 	const char *root;
@@ -67,35 +72,73 @@ static void manifest_hook(struct label_state *s, const struct uevm_file *f,
 	}
 }
 
+/* Text: errors went to standard error; -v lists the rest. */
+static void label_text(FILE *fp, const struct report_obj *o, void *arg)
+{
+	(void)arg;
+	if (o->error)
+		return;
+	fprintf(fp, "%s ", o->status);
+	fput_path(fp, o->path);
+	if (o->detail) {
+		fputs(": ", fp);
+		fput_text(fp, o->detail);
+	}
+	fputc('\n', fp);
+}
+
+static void label_error(struct label_state *s, const char *path,
+			const struct stat *st, const char *what, int err)
+{
+	struct report_obj obj = { .path = path, .st = st };
+	const char *why = uevm_last_error();
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
+	obj.error = msg;
+	file_error(path, what, err);
+	atomic_fetch_add(&s->errors, 1);
+	report_object(&s->report, &obj);
+}
+
 static int label_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
 	struct label_state *s = arg;
+	struct report_obj obj = { .path = path, .ok = true };
 	int ret;
 
+	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		file_error(path, "cannot open", err);
-		atomic_fetch_add(&s->errors, 1);
+		label_error(s, path, NULL, "cannot open", err);
 		return 0;
 	}
+	obj.st = &f->st;
+	obj.status = "labelled";
 	if (!first_link(&f->st)) {
-		/* another name of an inode already labelled */
+		/* Another name of an inode already labelled.  Which name came
+		 * first depends on the threads: all are listed alike. */
+		atomic_fetch_add(&s->skipped, 1);
 		if (s->mf)
 			manifest_hook(s, f, path, true);
+		if (s->report.level == REPORT_VERBOSE)
+			report_object(&s->report, &obj);
 		return 0;
 	}
 	ret = uevm_label_file(s->ctx, f);
-	if (s->mf)
-		manifest_hook(s, f, path, false);
 	if (ret) {
-		file_error(path, "not labelled", ret);
-		atomic_fetch_add(&s->errors, 1);
+		/* No manifest is written for a tree with errors. */
+		label_error(s, path, &f->st, "not labelled", ret);
 		return 0;
 	}
+	if (s->mf)
+		manifest_hook(s, f, path, false);
 	atomic_fetch_add(&s->labelled, 1);
 	atomic_fetch_add(&s->progress.files, 1);
 	if (S_ISREG(f->st.st_mode))
 		atomic_fetch_add(&s->progress.bytes, (unsigned long)f->st.st_size);
+	if (s->report.level == REPORT_VERBOSE)
+		report_object(&s->report, &obj);
 	return 0;
 }
 
@@ -111,7 +154,7 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	struct common_opts o;
 	struct label_state s = { 0 };
 	struct uevm_ctx *ctx;
-	int c;
+	int c, ret;
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
@@ -124,18 +167,20 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
 		r = common_opt(&o, c, optarg);
-		if (r == 0 || c == OPT_JSON) {
+		if (r == 0) {
 			free(o.extra_xattrs);
 			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT WALK_SHORT, longopts);
 		}
 		if (r < 0) {
 			usage(cmd, stderr);
+			free(o.extra_xattrs);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		error_msg("label: no PATH given");
 		usage(cmd, stderr);
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	if (sign_key && !mf_file) {
@@ -152,6 +197,11 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		free(o.extra_xattrs);
 		return EXIT_ERROR;
 	}
+	if (report_check_opts("label", &o)) {
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
+	report_weak_algo("label", o.cfg.hash_algo);
 	if (common_ctx(&o, true, &ctx))
 		return EXIT_USAGE;
 	if (sign_key && uevm_signer_load(sign_key, NULL, &signer)) {
@@ -170,6 +220,9 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		}
 	}
 	s.ctx = ctx;
+	report_init(&s.report, "label", report_format_of(o.json, o.ndjson),
+		    report_level_of(&o), (const char *const *)argv + optind,
+		    (size_t)(argc - optind), label_text, NULL);
 	progress_start(&s.progress, "labelling");
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, label_one, &s);
@@ -186,8 +239,20 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	uevm_signer_free(signer);
 	uevm_ctx_free(ctx);
 	free(o.extra_xattrs);
-	if (o.verbose || isatty(STDERR_FILENO))
+	{
+		const struct report_count counts[] = {
+			{ "total", atomic_load(&s.total) },
+			{ "labelled", atomic_load(&s.labelled) },
+			{ "skipped", atomic_load(&s.skipped) },
+			{ "errors", atomic_load(&s.errors) },
+			{ "warnings", 0 },
+		};
+
+		ret = report_finish(&s.report, counts, sizeof(counts) / sizeof(counts[0]));
+	}
+	report_free(&s.report);
+	if (!o.quiet && (o.verbose || isatty(STDERR_FILENO)))
 		fprintf(stderr, "%s: labelled %lu objects, %lu errors\n", prog_name,
 			atomic_load(&s.labelled), atomic_load(&s.errors));
-	return atomic_load(&s.errors) ? EXIT_ERROR : 0;
+	return atomic_load(&s.errors) || ret ? EXIT_ERROR : 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prog.h"
+#include "report.h"
 #include "uevm/keys.h"
 #include "uevm/sig.h"
 
@@ -22,56 +23,79 @@ struct sign_state {
 	const struct uevm_ctx *ctx;
 	const struct uevm_signer *signer;
 	struct uevm_sign_opts so;
-	bool verbose;
+	struct report report;
 	struct progress progress;
+	atomic_ulong total;
 	atomic_ulong signed_n;
 	atomic_ulong skipped;
 	atomic_ulong errors;
 };
 
+/* Text: errors went to standard error; -v lists the rest. */
+static void sign_text(FILE *fp, const struct report_obj *o, void *arg)
+{
+	(void)arg;
+	if (o->error)
+		return;
+	fprintf(fp, "%s ", o->status);
+	fput_path(fp, o->path);
+	if (o->detail) {
+		fputs(": ", fp);
+		fput_text(fp, o->detail);
+	}
+	fputc('\n', fp);
+}
+
+static void sign_error(struct sign_state *s, const char *path,
+		       const struct stat *st, const char *what, int err)
+{
+	struct report_obj obj = { .path = path, .st = st };
+	const char *why = uevm_last_error();
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
+	obj.error = msg;
+	file_error(path, what, err);
+	atomic_fetch_add(&s->errors, 1);
+	report_object(&s->report, &obj);
+}
+
 static int sign_one(const struct uevm_file *f, const char *path, int err,
 		    void *arg)
 {
 	struct sign_state *s = arg;
+	struct report_obj obj = { .path = path, .ok = true };
+	char why[300];
 	int ret;
 
+	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		file_error(path, "cannot open", err);
-		atomic_fetch_add(&s->errors, 1);
+		sign_error(s, path, NULL, "cannot open", err);
 		return 0;
 	}
+	obj.st = &f->st;
 	ret = uevm_sign_file(s->ctx, s->signer, f, &s->so);
 	if (ret == -ENODATA && !S_ISREG(f->st.st_mode)) {
 		/* Nothing the kernel would check a signature on. */
 		atomic_fetch_add(&s->skipped, 1);
-		if (s->verbose) {
-			out_lock_acquire();
-			fputs("skipped ", stdout);
-			fput_path(stdout, path);
-			fputs(": ", stdout);
-			fput_text(stdout, uevm_last_error());
-			putchar('\n');
-			out_lock_release();
-		}
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		obj.status = "skipped";
+		obj.detail = why;
+		if (s->report.level == REPORT_VERBOSE)
+			report_object(&s->report, &obj);
 		return 0;
 	}
 	if (ret) {
-		file_error(path, "not signed", ret);
-		atomic_fetch_add(&s->errors, 1);
+		sign_error(s, path, &f->st, "not signed", ret);
 		return 0;
 	}
 	atomic_fetch_add(&s->signed_n, 1);
 	atomic_fetch_add(&s->progress.files, 1);
 	if (S_ISREG(f->st.st_mode))
 		atomic_fetch_add(&s->progress.bytes, (unsigned long)f->st.st_size);
-	if (s->verbose) {
-		out_lock_acquire();
-		progress_clear_line();
-		fputs("signed ", stdout);
-		fput_path(stdout, path);
-		putchar('\n');
-		out_lock_release();
-	}
+	obj.status = "signed";
+	if (s->report.level == REPORT_VERBOSE)
+		report_object(&s->report, &obj);
 	return 0;
 }
 
@@ -138,6 +162,9 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		{ "keyid-from-cert", required_argument, NULL, OPT_KEYID_CERT },
 		{ "pass-file", required_argument, NULL, OPT_PASS_FILE },
 		{ "allow-weak-keys", no_argument, NULL, OPT_WEAK },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "ndjson", no_argument, NULL, OPT_NDJSON },
 		{ "help", no_argument, NULL, OPT_HELP },
 		WALK_LONG,
 		{ NULL, 0, NULL, 0 },
@@ -152,12 +179,12 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	int c, ret = EXIT_USAGE;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "a:rxj:vk:" WALK_SHORT, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:rxj:vqk:" WALK_SHORT, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HELP:
 			return help_show(cmd->name);
 		case '?':
-			ret = opt_fail(cmd->name, c, argc, argv, "a:rxj:vk:" WALK_SHORT, longopts);
+			ret = opt_fail(cmd->name, c, argc, argv, "a:rxj:vqk:" WALK_SHORT, longopts);
 			goto out;
 		case 'k':
 			key = optarg;
@@ -208,7 +235,9 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	/* Without a choice, sign the content: what appraise_type=imasig wants. */
 	if (!s.so.ima_sig && !s.so.evm_sig)
 		s.so.ima_sig = true;
-	s.verbose = o.verbose;
+	if (report_check_opts("sign", &o))
+		goto out;
+	report_weak_algo("sign", o.cfg.hash_algo);
 	if (pass_file && !(pass = read_pass_file(pass_file)))
 		goto out;
 	ret = uevm_signer_load(key, pass ? pass : getenv("UEVM_KEY_PASSWORD"), &signer);
@@ -238,15 +267,30 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 			uevm_signer_describe(signer), uevm_signer_keyid(signer));
 	s.ctx = ctx;
 	s.signer = signer;
+	report_init(&s.report, "sign", report_format_of(o.json, o.ndjson),
+		    report_level_of(&o), (const char *const *)argv + optind,
+		    (size_t)(argc - optind), sign_text, NULL);
 	progress_start(&s.progress, "signing");
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, sign_one, &s);
 	progress_stop(&s.progress);
-	if (o.verbose || isatty(STDERR_FILENO))
+	{
+		const struct report_count counts[] = {
+			{ "total", atomic_load(&s.total) },
+			{ "signed", atomic_load(&s.signed_n) },
+			{ "skipped", atomic_load(&s.skipped) },
+			{ "errors", atomic_load(&s.errors) },
+			{ "warnings", 0 },
+		};
+
+		ret = report_finish(&s.report, counts, sizeof(counts) / sizeof(counts[0]));
+	}
+	report_free(&s.report);
+	if (!o.quiet && (o.verbose || isatty(STDERR_FILENO)))
 		fprintf(stderr, "%s: signed %lu objects, %lu skipped, %lu errors\n",
 			prog_name, atomic_load(&s.signed_n), atomic_load(&s.skipped),
 			atomic_load(&s.errors));
-	ret = atomic_load(&s.errors) ? EXIT_ERROR : 0;
+	ret = atomic_load(&s.errors) || ret ? EXIT_ERROR : 0;
 out:
 	uevm_ctx_free(ctx);
 	uevm_signer_free(signer);

@@ -7,17 +7,21 @@
 #include <unistd.h>
 #include "manifest.h"
 #include "prog.h"
+#include "report.h"
+
+enum { OPT_MIN_HASH = OPT_FIRST_CMD + 300 };
 
 struct verify_state {
 	const struct uevm_ctx *ctx;
 	const struct common_opts *o;
+	struct report report;
 	struct progress progress;
 	atomic_ulong counts[INTEGRITY_STATUS_COUNT];
 	atomic_ulong failed;
 	atomic_ulong errors;
 	atomic_ulong total;
 	atomic_ulong warnings;
-	bool first_json;
+	int min_hash;			/* --min-hash, or -1 */
 	const char *const *roots;	/* the PATHs given */
 	size_t nroots;
 	struct manifest *mf;		/* --manifest */
@@ -183,18 +187,27 @@ static const char *link_leaves(const struct verify_state *s,
 	return NULL;
 }
 
-static const char *type_name(mode_t m)
+/* The hash algorithm of a digest or signature in xattr NAME, or -1. */
+static int xattr_algo(const struct uevm_file *f, const char *name)
 {
-	switch (m & S_IFMT) {
-	case S_IFREG: return "file";
-	case S_IFDIR: return "directory";
-	case S_IFLNK: return "symlink";
-	case S_IFCHR: return "char-device";
-	case S_IFBLK: return "block-device";
-	case S_IFIFO: return "fifo";
-	case S_IFSOCK: return "socket";
+	struct uevm_xattr_value xv;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	ssize_t n = uevm_getxattr_alloc(f, name, &buf, &size);
+	int algo = -1;
+
+	if (n > 0) {
+		int r = strcmp(name, XATTR_NAME_IMA) ?
+			uevm_evm_xattr_parse(buf, (size_t)n, &xv) :
+			uevm_ima_xattr_parse(buf, (size_t)n, &xv);
+
+		/* An HMAC (type 2) is keyed: SHA-1 collisions do not help. */
+		if (!r && xv.type != EVM_XATTR_HMAC)
+			algo = xv.algo;
 	}
-	return "unknown";
+	free(buf);
+	uevm_clear_last_error();
+	return algo;
 }
 
 /* The manifest's view of F: what changed since it was labelled. */
@@ -213,72 +226,108 @@ static int check_manifest(struct verify_state *s, const struct uevm_file *f,
 	return 0;
 }
 
-static void json_entry(struct verify_state *s, const char *path,
-		       const struct uevm_file *f, const struct uevm_verdict *v,
-		       bool ok, const char *error, const char *target,
-		       const char *leaves, const struct mf_changes *ch)
+/*
+ * Digests with md4, md5 or sha1 can be swapped for a colliding twin: a
+ * warning, or with --min-hash a failure when weaker than asked.
+ */
+static void check_digests(struct verify_state *s, const struct uevm_file *f,
+			  struct uevm_verdict *v, bool *ok,
+			  struct report_obj *obj, char why[][64])
 {
-	FILE *fp = stdout;
+	static const char *const names[] = { XATTR_NAME_IMA, XATTR_NAME_EVM };
 
-	fputs(s->first_json ? "\n    " : ",\n    ", fp);
-	s->first_json = false;
-	fputs("{\"path\": ", fp);
-	fput_json_string(fp, path);
-	if (error) {
-		fputs(", \"error\": ", fp);
-		fput_json_string(fp, error);
-		fputc('}', fp);
-		return;
+	for (int i = 0; i < 2; i++) {
+		const char *name;
+		int algo;
+
+		if (i == 0 && !S_ISREG(f->st.st_mode))
+			continue;
+		algo = xattr_algo(f, names[i]);
+		name = algo >= 0 ? uevm_hash_algo_name(algo) : NULL;
+		if (!name)
+			continue;	/* none, or one the check itself refuses */
+		if (s->min_hash >= 0 &&
+		    hash_strength(algo) < hash_strength(s->min_hash)) {
+			if (*ok) {
+				*ok = false;
+				v->status = INTEGRITY_FAIL;
+				v->cause = "weak-hash";
+				snprintf(v->detail, sizeof(v->detail),
+					 "%s uses %s, weaker than --min-hash %s",
+					 names[i], name,
+					 uevm_hash_algo_name(s->min_hash));
+			}
+			continue;
+		}
+		if (!hash_is_weak(algo) || obj->nwarn >= REPORT_MAX_WARNINGS)
+			continue;
+		snprintf(why[obj->nwarn], 64, "weak digest %s in %s", name,
+			 names[i]);
+		obj->warn[obj->nwarn].code = "weak-digest";
+		obj->warn[obj->nwarn].detail = why[obj->nwarn];
+		obj->nwarn++;
 	}
-	fprintf(fp, ", \"type\": \"%s\", \"ok\": %s, \"status\": \"%s\", \"evm_status\": \"%s\"",
-		type_name(f->st.st_mode), ok ? "true" : "false",
-		integrity_status_name(v->status),
-		integrity_status_name(v->evm_status));
-	if (S_ISREG(f->st.st_mode))
-		fprintf(fp, ", \"ima_status\": \"%s\"", integrity_status_name(v->ima_status));
-	fputs(", \"cause\": ", fp);
-	if (v->cause)
-		fput_json_string(fp, v->cause);
-	else
-		fputs("null", fp);
-	if (v->detail[0]) {
-		fputs(", \"detail\": ", fp);
-		fput_json_string(fp, v->detail);
-	}
-	if (leaves) {
-		fputs(", \"warning\": \"symlink-leaves-tree\", \"target\": ", fp);
-		fput_json_string(fp, target);
-		fputs(", \"warning_detail\": ", fp);
-		fput_json_string(fp, leaves);
-	}
-	mf_json_changes(fp, ch);
-	fputc('}', fp);
 }
 
-/* WARN PATH: symlink to 'TARGET' leaves the tree (WHY) */
-static void print_leaves(const char *path, const char *target, const char *why)
+/* Text: FAIL/OK PATH: status (cause): detail, then its WARN lines. */
+static void verify_text(FILE *fp, const struct report_obj *o, void *arg)
 {
-	fputs("WARN ", stdout);
-	fput_path(stdout, path);
-	fputs(": symlink to '", stdout);
-	fput_text(stdout, target);
-	fputs("' leaves the tree (", stdout);
-	fput_text(stdout, why);
-	fputs(")\n", stdout);
+	const struct verify_state *s = arg;
+
+	if (o->error) {
+		fputs("ERROR ", fp);
+		fput_path(fp, o->path);
+		fputs(": cannot verify: ", fp);
+		fput_text(fp, o->error);
+		fputc('\n', fp);
+		return;
+	}
+	/* No status: an object only the manifest knows (deleted). */
+	if (o->status && (!o->ok || s->report.level == REPORT_VERBOSE)) {
+		fprintf(fp, "%s ", o->ok ? "OK" : "FAIL");
+		fput_path(fp, o->path);
+		fprintf(fp, ": %s", o->status);
+		if (o->cause)
+			fprintf(fp, " (%s)", o->cause);
+		/* The detail may quote values read from the file's xattrs. */
+		if (o->detail && o->detail[0]) {
+			fputs(": ", fp);
+			fput_text(fp, o->detail);
+		}
+		fputc('\n', fp);
+	}
+	for (int i = 0; i < o->nwarn; i++) {
+		fputs("WARN ", fp);
+		fput_path(fp, o->path);
+		if (!strcmp(o->warn[i].code, "symlink-leaves-tree")) {
+			/* WARN PATH: symlink to 'TARGET' leaves the tree (WHY) */
+			fputs(": symlink to '", fp);
+			fput_path(fp, o->target);
+			fputs("' leaves the tree (", fp);
+			fput_text(fp, o->warn[i].detail);
+			fputs(")\n", fp);
+		} else {
+			fputs(": ", fp);
+			fput_text(fp, o->warn[i].detail);
+			fputc('\n', fp);
+		}
+	}
+	report_print_changes(fp, o);
 }
 
 static int verify_one(const struct uevm_file *f, const char *path, int err,
 		      void *arg)
 {
 	struct verify_state *s = arg;
+	struct report_obj obj = { .path = path };
 	struct uevm_verdict v;
-	char target[PATH_MAX], lwhy[PATH_MAX + 32];
+	char target[PATH_MAX], lwhy[PATH_MAX + 32], wwhy[REPORT_MAX_WARNINGS][64];
+	struct mf_changes ch = { 0 };
+	struct report_change *rc = NULL;
 	const char *leaves = NULL;
+	char why[600] = "";
 	bool ok;
 	int ret;
-
-	struct mf_changes ch = { 0 };
-	char why[600] = "";
 
 	atomic_fetch_add(&s->total, 1);
 	if (!err) {
@@ -297,62 +346,49 @@ static int verify_one(const struct uevm_file *f, const char *path, int err,
 	}
 	if (err) {
 		atomic_fetch_add(&s->errors, 1);
-		out_lock_acquire();
-		progress_clear_line();
-		if (s->o->json) {
-			json_entry(s, path, NULL, NULL, false, why, NULL, NULL,
-				   NULL);
-		} else {
-			fputs("ERROR ", stdout);
-			fput_path(stdout, path);
-			fputs(": cannot verify: ", stdout);
-			fput_text(stdout, why);
-			putchar('\n');
-		}
-		out_lock_release();
+		obj.error = why;
+		report_object(&s->report, &obj);
 		mf_changes_free(&ch);
 		return 0;
 	}
 	ok = uevm_verdict_ok(f, &v);
-	atomic_fetch_add(&s->counts[v.status], 1);
 	atomic_fetch_add(&s->progress.files, 1);
 	if (S_ISREG(f->st.st_mode))
 		atomic_fetch_add(&s->progress.bytes, (unsigned long)f->st.st_size);
-	if (!ok)
-		atomic_fetch_add(&s->failed, 1);
-	if (S_ISLNK(f->st.st_mode))
+	if (S_ISLNK(f->st.st_mode)) {
+		target[0] = '\0';
 		leaves = link_leaves(s, f, path, target, sizeof(target), lwhy,
 				     sizeof(lwhy));
-	if (leaves)
-		atomic_fetch_add(&s->warnings, 1);
-	if (ok && !leaves && !s->o->verbose && !ch.n)
-		return 0;
-	out_lock_acquire();
-	progress_clear_line();
-	if (s->o->json) {
-		json_entry(s, path, f, &v, ok, NULL, target, leaves, &ch);
-	} else if (ok && !s->o->verbose) {
-		if (leaves)
-			print_leaves(path, target, leaves);
-		mf_print_changes(path, &ch);
-	} else {
-		/* STATUS PATH: cause: detail -- one line per file */
-		printf("%s ", ok ? "OK" : "FAIL");
-		fput_path(stdout, path);
-		printf(": %s", integrity_status_name(v.status));
-		if (v.cause)
-			printf(" (%s)", v.cause);
-		/* The detail may quote values read from the file's xattrs. */
-		if (v.detail[0]) {
-			fputs(": ", stdout);
-			fput_text(stdout, v.detail);
-		}
-		putchar('\n');
-		if (leaves)
-			print_leaves(path, target, leaves);
-		mf_print_changes(path, &ch);
+		obj.target = target[0] ? target : NULL;
 	}
-	out_lock_release();
+	if (leaves) {
+		obj.warn[0].code = "symlink-leaves-tree";
+		obj.warn[0].detail = leaves;
+		obj.nwarn = 1;
+	}
+	check_digests(s, f, &v, &ok, &obj, wwhy);
+	atomic_fetch_add(&s->counts[v.status], 1);
+	if (!ok)
+		atomic_fetch_add(&s->failed, 1);
+	if (obj.nwarn)
+		atomic_fetch_add(&s->warnings, 1);
+	/* Failures and differences always; warnings unless -q; the rest
+	 * with -v. */
+	if (ok && !ch.n && !(obj.nwarn && s->report.level != REPORT_QUIET) &&
+	    s->report.level != REPORT_VERBOSE)
+		return 0;
+	obj.st = &f->st;
+	obj.ok = ok;	/* the labels' verdict; differences come apart */
+	obj.status = integrity_status_name(v.status);
+	obj.evm_status = integrity_status_name(v.evm_status);
+	if (S_ISREG(f->st.st_mode))
+		obj.ima_status = integrity_status_name(v.ima_status);
+	obj.cause = v.cause;
+	obj.detail = v.detail;
+	if (ch.n && !(rc = report_changes(&ch, &obj)))
+		atomic_fetch_add(&s->errors, 1);
+	report_object(&s->report, &obj);
+	free(rc);
 	mf_changes_free(&ch);
 	return 0;
 }
@@ -367,6 +403,8 @@ static void report_deleted(struct verify_state *s)
 		rl--;
 	for (size_t i = 0; i < s->mf->n; i++) {
 		const struct mf_entry *e = s->mf->e[i];
+		struct report_obj obj = { 0 };
+		struct report_change *rc;
 		struct mf_changes ch;
 		char *path;
 
@@ -380,16 +418,13 @@ static void report_deleted(struct verify_state *s)
 			atomic_fetch_add(&s->errors, 1);
 			return;
 		}
-		if (s->o->json) {
-			fputs(s->first_json ? "\n    " : ",\n    ", stdout);
-			s->first_json = false;
-			fputs("{\"path\": ", stdout);
-			fput_json_string(stdout, path);
-			mf_json_changes(stdout, &ch);
-			fputc('}', stdout);
-		} else {
-			mf_print_changes(path, &ch);
-		}
+		obj.path = path;
+		rc = report_changes(&ch, &obj);
+		if (rc)
+			report_object(&s->report, &obj);
+		else
+			atomic_fetch_add(&s->errors, 1);
+		free(rc);
 		free(path);
 		mf_changes_free(&ch);
 	}
@@ -400,15 +435,18 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	enum { OPT_MANIFEST = OPT_FIRST_CMD };
 	static const struct option longopts[] = { COMMON_LONG, SIG_VERIFY_LONG,
 		WALK_LONG,
+		{ "min-hash", required_argument, NULL, OPT_MIN_HASH },
 		{ "manifest", required_argument, NULL, OPT_MANIFEST },
 		{ NULL, 0, NULL, 0 } };
 	const char *mf_file = NULL;
 	struct common_opts o;
 	struct sig_verify_opts so = { 0 };
-	struct verify_state s = { .first_json = true };
+	struct verify_state s = { .min_hash = -1 };
+	struct report_count counts[INTEGRITY_STATUS_COUNT + 7];
+	size_t ncounts = 0;
 	struct uevm_ctx *ctx;
 	unsigned long failed, errors;
-	int c;
+	int c, ret;
 
 	common_opts_init(&o);
 	while ((c = getopt_long(argc, argv, COMMON_SHORT WALK_SHORT, longopts, NULL)) != -1) {
@@ -420,6 +458,17 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 			mf_file = optarg;
 			continue;
 		}
+		if (c == OPT_MIN_HASH) {
+			s.min_hash = uevm_hash_algo_by_name(optarg);
+			if (s.min_hash < 0) {
+				error_msg("--min-hash: unknown hash algorithm '%s'",
+					  optarg);
+				sig_verify_opts_free(&so);
+				free(o.extra_xattrs);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
 		if (sig_verify_opt(&so, c, optarg) > 0)
 			continue;
 		if (c == '?' || c == 'a') {
@@ -429,12 +478,21 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		}
 		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
+			sig_verify_opts_free(&so);
+			free(o.extra_xattrs);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		error_msg("verify: no PATH given");
 		usage(cmd, stderr);
+		sig_verify_opts_free(&so);
+		free(o.extra_xattrs);
+		return EXIT_USAGE;
+	}
+	if (report_check_opts("verify", &o)) {
+		sig_verify_opts_free(&so);
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	/* Certificates alone are enough for signed trees. */
@@ -445,6 +503,7 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	if (sig_verify_apply(&so, ctx)) {
 		sig_verify_opts_free(&so);
 		uevm_ctx_free(ctx);
+		free(o.extra_xattrs);
 		return EXIT_USAGE;
 	}
 	sig_verify_opts_free(&so);
@@ -467,36 +526,35 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	s.o = &o;
 	s.roots = (const char *const *)argv + optind;
 	s.nroots = (size_t)(argc - optind);
-	if (o.json)
-		fputs("{\n  \"results\": [", stdout);
+	report_init(&s.report, "verify", report_format_of(o.json, o.ndjson),
+		    report_level_of(&o), s.roots, s.nroots, verify_text, &s);
 	progress_start(&s.progress, "verifying");
-	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
-		  &o.walk, verify_one, &s);
+	uevm_walk(s.roots, s.nroots, &o.walk, verify_one, &s);
 	progress_stop(&s.progress);
 	if (s.mf)
 		report_deleted(&s);
-	failed = atomic_load(&s.failed) + atomic_load(&s.changed) +
-		 atomic_load(&s.deleted) + atomic_load(&s.added);
+	failed = atomic_load(&s.failed);
 	errors = atomic_load(&s.errors);
-	if (o.json) {
-		fputs("\n  ],\n  \"summary\": {", stdout);
-		for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
-			printf("\"%s\": %lu, ", integrity_status_name(i),
-			       atomic_load(&s.counts[i]));
-		if (s.mf)
-			printf("\"changed\": %lu, \"deleted\": %lu, \"new\": %lu, ",
-			       atomic_load(&s.changed), atomic_load(&s.deleted),
-			       atomic_load(&s.added));
-		printf("\"total\": %lu, \"failed\": %lu, \"errors\": %lu, "
-		       "\"warnings\": %lu}\n}\n", atomic_load(&s.total),
-		       atomic_load(&s.failed), errors, atomic_load(&s.warnings));
-	} else {
+	for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
+		counts[ncounts++] = (struct report_count){
+			integrity_status_name(i), atomic_load(&s.counts[i]) };
+	if (s.mf) {
+		counts[ncounts++] = (struct report_count){ "changed", atomic_load(&s.changed) };
+		counts[ncounts++] = (struct report_count){ "deleted", atomic_load(&s.deleted) };
+		counts[ncounts++] = (struct report_count){ "new", atomic_load(&s.added) };
+	}
+	counts[ncounts++] = (struct report_count){ "total", atomic_load(&s.total) };
+	counts[ncounts++] = (struct report_count){ "failed", failed };
+	counts[ncounts++] = (struct report_count){ "errors", errors };
+	counts[ncounts++] = (struct report_count){ "warnings", atomic_load(&s.warnings) };
+	ret = report_finish(&s.report, counts, ncounts);
+	report_free(&s.report);
+	if (!o.json && !o.ndjson && !o.quiet) {
 		printf("Summary: %lu objects, %lu failed, %lu errors\n",
-		       atomic_load(&s.total), atomic_load(&s.failed), errors);
+		       atomic_load(&s.total), failed, errors);
 		for (int i = 0; i < INTEGRITY_STATUS_COUNT; i++)
-			if (atomic_load(&s.counts[i]))
-				printf("  %-15s %lu\n", integrity_status_name(i),
-				       atomic_load(&s.counts[i]));
+			if (counts[i].n)
+				printf("  %-15s %lu\n", counts[i].name, counts[i].n);
 		if (errors)
 			printf("  %-15s %lu\n", "error", errors);
 		if (atomic_load(&s.warnings))
@@ -509,8 +567,9 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	manifest_free(s.mf);
 	uevm_ctx_free(ctx);
 	free(o.extra_xattrs);
-	fflush(stdout);
-	if (failed)
+	/* A difference from the manifest fails the check as a bad label does. */
+	if (failed || atomic_load(&s.changed) || atomic_load(&s.deleted) ||
+	    atomic_load(&s.added))
 		return EXIT_VERIFY_FAILED;
-	return errors ? EXIT_ERROR : 0;
+	return errors || ret ? EXIT_ERROR : 0;
 }

@@ -14,13 +14,13 @@
 
 /* Rows shared by the commands that walk trees (common_opt). */
 #define WALK_ROWS \
-	{ 'r', "recursive", NULL, "descend into directories (symbolic links are never followed)" }, \
+	{ 'r', "recursive", NULL, "descend into directories (symbolic links below a PATH are never followed)" }, \
 	{ 'x', "one-file-system", NULL, "with -r, leave out objects on other filesystems" }, \
 	{ 'j', "jobs", "N", "worker threads, 1 to 1024 (default: the online CPUs)" }
 #define ALGO_ROW \
 	{ 'a', "hash-algo", "ALGO", "hash for security.ima: sha256 (default), sha1, sha384, sha512, ..." }
 #define VERBOSE_ROW \
-	{ 'v', "verbose", NULL, "print a summary (objects labelled, errors) on stderr" }
+	{ 'v', "verbose", NULL, "list every object labelled on stdout, and a summary on stderr" }
 #define HMAC_KEY_ROW \
 	{ 'k', "hmac-key", "KEY", "the EVM HMAC key, its form named: raw:FILE, passphrase:FILE, tpm:FILE, kernel-blob:FILE,master=FILE, keyring:NAME" }
 #define HMAC_LAYOUT_ROWS \
@@ -28,23 +28,24 @@
 	{ 0, "m32", NULL, "the HMAC's h_misc layout of a 32-bit kernel" }, \
 	{ 0, "m64", NULL, "the layout of a 64-bit kernel (the default)" }, \
 	{ 0, "evm-xattr", "NAME", "also protect this security.* attribute (repeatable), like the kernel's evm_xattrs" }
-/* Added by the paths work (common_opt / COMMON_LONG). */
+/* How label, verify, clear and sign take their PATHs (common_opt). */
 #define PATH_ROWS \
 	{ 'P', "no-dereference", NULL, "never follow a symbolic link given as PATH (the default for objects below)" }, \
 	{ 'd', "directory", NULL, "take a directory PATH itself, not its contents" }, \
 	{ 0, "root", "DIR", "resolve every PATH beneath DIR; nothing outside it is reached" }, \
 	{ 0, "exclude", "GLOB", "leave out objects whose path matches GLOB (repeatable)" }, \
 	{ 0, "exclude-from", "FILE", "leave out the patterns listed in FILE, one a line" }
-/* Added by the reports work. */
-#define REPORT_ROWS \
-	{ 0, "json", NULL, "one JSON document on stdout: every object and a summary" }, \
-	{ 0, "ndjson", NULL, "one JSON object a line, as results come" }, \
-	{ 'q', "quiet", NULL, "print nothing but errors; the exit status tells" }
+/* Per-object reports (programs/report.c). */
+#define JSON_ROWS \
+	{ 0, "json", NULL, "one JSON document on stdout: the objects listed and a summary (uevm(1), JSON OUTPUT)" }, \
+	{ 0, "ndjson", NULL, "one JSON object a line, as each object is done (no order), then the summary" }
+#define REPORT_ROWS JSON_ROWS, \
+	{ 'q', "quiet", NULL, "print nothing but failures and errors; the exit status tells" }
 
 static const struct help_opt label_opts[] = {
 	WALK_ROWS, ALGO_ROW, VERBOSE_ROW, HMAC_KEY_ROW, HMAC_LAYOUT_ROWS,
 	PATH_ROWS, REPORT_ROWS,
-	/* Added by the manifest work. */
+	/* Manifests (programs/manifest.c). */
 	{ 0, "manifest", "FILE", "also write a manifest of what was labelled to FILE" },
 	{ 0, "sign-key", "KEY", "with --manifest, sign the manifest with this private key" },
 	HELP_ROW, END_ROW,
@@ -59,23 +60,25 @@ static const struct help_opt verify_opts[] = {
 	{ 0, "imasig", NULL, "require a signature in security.ima (appraise_type=imasig)" },
 	{ 0, "fix-evm-sig", NULL, "replace a valid EVM signature (0x03) by the HMAC, as the kernel's fix mode does" },
 	PATH_ROWS, REPORT_ROWS,
-	/* Added by the reports work. */
-	{ 0, "min-hash", "ALGO", "fail a security.ima made with a hash weaker than ALGO" },
-	/* Added by the manifest work. */
+	/* Per-object reports (programs/report.c). */
+	{ 0, "min-hash", "ALGO", "fail a digest or signature in security.ima or security.evm made with a hash weaker than ALGO" },
+	/* Manifests (programs/manifest.c). */
 	{ 0, "manifest", "FILE", "compare the tree with the manifest in FILE too" },
 	HELP_ROW, END_ROW,
 };
 
 static const struct help_opt hmac_opts[] = {
-	HMAC_KEY_ROW, HMAC_LAYOUT_ROWS, REPORT_ROWS, HELP_ROW, END_ROW,
+	HMAC_KEY_ROW, HMAC_LAYOUT_ROWS, JSON_ROWS, HELP_ROW, END_ROW,
 };
 
 static const struct help_opt ima_hash_opts[] = {
-	ALGO_ROW, REPORT_ROWS, HELP_ROW, END_ROW,
+	ALGO_ROW, JSON_ROWS, HELP_ROW, END_ROW,
 };
 
 static const struct help_opt clear_opts[] = {
-	WALK_ROWS, PATH_ROWS, REPORT_ROWS, HELP_ROW, END_ROW,
+	WALK_ROWS,
+	{ 'v', "verbose", NULL, "list every object cleared on stdout" },
+	PATH_ROWS, REPORT_ROWS, HELP_ROW, END_ROW,
 };
 
 static const struct help_opt sign_opts[] = {
@@ -358,7 +361,7 @@ static const struct help_entry entries[] = {
 	{ "enable", NULL,
 	  "Initialises EVM in the running uevmd(8), as echo 1 > evm does, and sets its mode.",
 	  enable_opts },
-	/* Added by the manifest work. */
+	/* Manifests (programs/manifest.c). */
 	{ "diff", NULL,
 	  "Compares two manifests that uevm label --manifest wrote (two labelled releases of a tree), after authenticating both, and explains each difference in words: owner, mode, content, protected xattrs, ACLs, symlink targets, new and deleted objects.",
 	  diff_opts },

@@ -153,4 +153,14 @@ bool manifest_entry_seen(const struct mf_entry *e);
 void mf_print_changes(const char *path, const struct mf_changes *ch);
 void mf_json_changes(FILE *fp, const struct mf_changes *ch);
 
+/* For uevm verify's report: CH as OBJ's changes, in an array the caller
+ * frees once OBJ is reported (NULL: out of memory); and the lines
+ * "CHANGED PATH: DETAIL", "NEW PATH: DETAIL", "DELETED PATH" of a
+ * reported object. */
+struct report_obj;
+struct report_change;
+struct report_change *report_changes(const struct mf_changes *ch,
+				     struct report_obj *obj);
+void report_print_changes(FILE *fp, const struct report_obj *obj);
+
 #endif

@@ -36,7 +36,9 @@ struct common_opts {
 	int nextra;
 	struct uevm_walk_opts walk;
 	bool verbose;
+	bool quiet;		/* -q: failures and errors only */
 	bool json;
+	bool ndjson;		/* --ndjson: one object a line, unsorted */
 };
 void common_opts_init(struct common_opts *o);
 /* Handle one option shared by several commands; returns 1 if handled,
@@ -46,10 +48,10 @@ int common_opt(struct common_opts *o, int c, const char *arg);
 int common_ctx(struct common_opts *o, bool needs_key, struct uevm_ctx **ctx);
 
 /* The long options common_opt understands, and its short letters. */
-#define COMMON_SHORT "a:rxj:vk:"
+#define COMMON_SHORT "a:rxj:vqk:"
 enum {
 	OPT_HMAC_KEY = 1000, OPT_UUID, OPT_M32, OPT_M64, OPT_XATTR, OPT_JSON,
-	OPT_HELP, OPT_FIRST_CMD,
+	OPT_HELP, OPT_NDJSON, OPT_FIRST_CMD,
 };
 #define COMMON_LONG \
 	{ "hash-algo", required_argument, NULL, 'a' }, \
@@ -63,6 +65,8 @@ enum {
 	{ "m64", no_argument, NULL, OPT_M64 }, \
 	{ "evm-xattr", required_argument, NULL, OPT_XATTR }, \
 	{ "json", no_argument, NULL, OPT_JSON }, \
+	{ "ndjson", no_argument, NULL, OPT_NDJSON }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "help", no_argument, NULL, OPT_HELP }
 
 /* How label, verify, clear and sign take their PATHs (common_opt handles
@@ -93,8 +97,12 @@ void fput_path(FILE *fp, const char *path);
 /* The same for a message that may quote names or file data (its
  * backslashes are kept). */
 void fput_text(FILE *fp, const char *text);
-/* Print a JSON string literal. */
+/* Print a JSON string literal: always valid UTF-8, bytes that are not
+ * UTF-8 replaced by U+FFFD (report_json_bytes keeps the exact bytes). */
 void fput_json_string(FILE *fp, const char *s);
+/* True when S is valid UTF-8 (RFC 3629: shortest forms, no surrogates,
+ * nothing above U+10FFFF). */
+bool str_is_utf8(const char *s);
 
 /* A progress line on stderr, only when stderr is a terminal. */
 struct progress {

@@ -249,6 +249,9 @@ int common_opt(struct common_opts *o, int c, const char *arg)
 	case 'v':
 		o->verbose = true;
 		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
 	case 'k':
 		o->key_spec = arg;
 		return 1;
@@ -284,6 +287,9 @@ int common_opt(struct common_opts *o, int c, const char *arg)
 	}
 	case OPT_JSON:
 		o->json = true;
+		return 1;
+	case OPT_NDJSON:
+		o->ndjson = true;
 		return 1;
 	}
 	return 0;
@@ -337,25 +343,52 @@ fail:
 	return ret;
 }
 
-/* Length of a valid UTF-8 sequence at s, or 0. */
+/* Length of a valid UTF-8 sequence at s, or 0: the shortest form only
+ * (no C0/C1 leads, no E0 80..9F, no F0 80..8F), no surrogates (ED A0..BF)
+ * and nothing above U+10FFFF (F4 90.., F5..FF), as RFC 3629 says. */
 static int utf8_len(const unsigned char *s)
 {
+	unsigned char lo = 0x80, hi = 0xbf;
 	int n;
 
 	if (s[0] < 0x80)
 		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
 		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
 		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
 		n = 4;
 	else
 		return 0;
-	for (int i = 1; i < n; i++)
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (int i = 2; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
+}
+
+bool str_is_utf8(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (!n)
+			return false;
+		s += n;
+	}
+	return true;
 }
 
 /* A valid UTF-8 sequence a terminal may still act on: the C1 controls
@@ -449,8 +482,10 @@ void fput_json_string(FILE *fp, const char *str)
 		} else if (n == 1) {
 			fprintf(fp, "\\u%04x", *s++);
 		} else {
-			/* Not UTF-8: keep the byte visible and distinct. */
-			fprintf(fp, "\\\\x%02x", *s++);
+			/* Not UTF-8: U+FFFD, so that strict parsers take
+			 * it; the exact bytes go elsewhere (path_b64). */
+			fputs("\\ufffd", fp);
+			s++;
 		}
 	}
 	fputc('"', fp);

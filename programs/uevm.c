@@ -6,24 +6,25 @@
 #include <getopt.h>
 #include "help.h"
 #include "prog.h"
+#include "report.h"
 
 static const struct command commands[] = {
 	{ "label", cmd_label, "write security.ima and security.evm",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY [--manifest FILE [--sign-key KEY]] PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v|-q] [--json|--ndjson] [-a ALGO] [--uuid UUID|none] [--m32] --hmac-key KEY [--manifest FILE [--sign-key KEY]] PATH..." },
 	{ "verify", cmd_verify, "check labels; report tampered files",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v] [--json] [--uuid UUID|none] [--m32] [--imasig] [--fix-evm-sig] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] [--manifest FILE] PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v|-q] [--json|--ndjson] [--min-hash ALGO] [--uuid UUID|none] [--m32] [--imasig] [--fix-evm-sig] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] [--manifest FILE] PATH..." },
 	{ "diff", cmd_diff, "what changed between two manifests of labelled trees",
 	  "[--json] [--hmac-key KEY] [--cert CERT]... [--allow-weak-keys] MANIFEST1 MANIFEST2" },
 	{ "hmac", cmd_hmac, "print the security.evm value a file would get",
-	  "[--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
+	  "[--json|--ndjson] [--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
 	{ "ima-hash", cmd_ima_hash, "print the security.ima value a file would get",
-	  "[-a ALGO] FILE..." },
+	  "[--json|--ndjson] [-a ALGO] FILE..." },
 	{ "sign", cmd_sign, "write IMA/EVM signatures (no HMAC key needed)",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v] [--imasig] [--evm] [--portable] [--sigv3] -k KEY [--pass-file FILE] [--keyid-from-cert CERT|--keyid HEX] [-a ALGO] [--uuid UUID|none] [--allow-weak-keys] PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v|-q] [--json|--ndjson] [--imasig] [--evm] [--portable] [--sigv3] -k KEY [--pass-file FILE] [--keyid-from-cert CERT|--keyid HEX] [-a ALGO] [--uuid UUID|none] [--allow-weak-keys] PATH..." },
 	{ "evmctl", cmd_evmctl, "evmctl-compatible command line (see uevm-evmctl(1))",
 	  "COMMAND [OPTION...]" },
 	{ "clear", cmd_clear, "remove security.ima and security.evm",
-	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] PATH..." },
+	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v|-q] [--json|--ndjson] PATH..." },
 	{ "key", cmd_key, "generate, protect, load and inspect the HMAC key",
 	  "generate|load|status|export|import [OPTION...] (see uevm-key(1))" },
 	{ "policy", cmd_policy, "check an IMA policy file, print a built-in policy",
@@ -57,21 +58,8 @@ void commands_list(FILE *fp)
 		"the details.\n", prog_name, prog_name, prog_name);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
-	/* The HMAC key lives in this process: no core dumps, no ptrace by
-	 * other users' processes. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-
-	/* Installed as (a link named) evmctl: evmctl's command line. */
-	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
-						       : argv[0], "evmctl"))
-		return evmctl_main(argc, argv);
-
-	if (argc < 2) {
-		commands_list(stderr);
-		return EXIT_USAGE;
-	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		commands_list(stdout);
 		return 0;
@@ -92,4 +80,26 @@ int main(int argc, char **argv)
 	error_msg("unknown command '%s'", argv[1]);
 	commands_list(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	/* The HMAC key lives in this process: no core dumps, no ptrace by
+	 * other users' processes. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+
+	/* Installed as (a link named) evmctl: evmctl's command line. */
+	if (argc > 0 && !strcmp(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
+						       : argv[0], "evmctl"))
+		return evmctl_main(argc, argv);
+
+	if (argc < 2) {
+		commands_list(stderr);
+		return EXIT_USAGE;
+	}
+	/* evmctl's command line stays evmctl's, write errors included. */
+	if (!strcmp(argv[1], "evmctl"))
+		return cmd_evmctl(NULL, argc - 1, argv + 1);
+	/* A report lost to a full disk or a closed pipe is an error. */
+	return report_close_stdout(run(argc, argv));
 }

@@ -105,8 +105,11 @@ missing=$(python3 - "$T/json" "$R" <<-'EOF'
 	EOF
 )
 expect_eq "verify --json: every valid UTF-8 name is given back exactly" "" "$missing"
-expect_eq "verify --json: the invalid UTF-8 name is given with its bytes as \\xNN" \
-	"$R/bad\\xff\\xfeutf8" "$(jq -r '.results[].path | select(contains("utf8"))' "$T/json")"
+# Not UTF-8: path has U+FFFD for each bad byte (strict JSON), path_b64 the
+# exact bytes (it used to be \xNN, which a name with those characters shared).
+expect_eq "verify --json: the invalid UTF-8 name: U+FFFD in path, its bytes in path_b64" \
+	"$R/bad��utf8 $(printf '%s/bad\xff\xfeutf8' "$R" | base64 -w0)" \
+	"$(jq -r '.results[] | select(.path | contains("utf8")) | "\(.path) \(.path_b64)"' "$T/json")"
 
 # ---- failures and errors name the files escaped ------------------------------------------
 
