@@ -97,7 +97,7 @@ expect_eq "default algorithm is sha256" \
 cmp_evmctl() {
 	local name=$1 p=$2 u e
 	shift 2
-	"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$p"
+	"$UEVM" label -d --uuid none --hmac-key "raw:$KEY" "$p"
 	u=$(xattr_hex security.evm "$p")
 	evmctl -a sha1 "$@" hmac "$p" >/dev/null 2>&1
 	e=$(xattr_hex security.evm "$p")
@@ -175,7 +175,7 @@ check "ext4 generations are not all zero (else the check above is weak)" \
 mkdir "$D/dir"
 setfattr -n security.selinux -v 'system_u:object_r:var_t:s0' "$D/dir"
 dgen=$(ext4_generation "$D/dir")
-"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$D/dir"
+"$UEVM" label -d --uuid none --hmac-key "raw:$KEY" "$D/dir"
 u=$(xattr_hex security.evm "$D/dir")
 expect_eq "ext4 directory: security.evm equals the reference with its generation $dgen" \
 	"02$(ref_evm_hmac "$KEY" "$D/dir" "$dgen")" "$u"
@@ -195,7 +195,7 @@ if mount -t tmpfs -o size=1m uevm-test "$TM"; then
 	cmp_evmctl "tmpfs directory (no generation ioctl): equals evmctl 1.4" "$TM/dir"
 	# An empty directory without protected xattrs carries no security.evm.
 	mkdir "$TM/bare"
-	"$UEVM" label --uuid none --hmac-key "raw:$KEY" "$TM/bare"
+	"$UEVM" label -d --uuid none --hmac-key "raw:$KEY" "$TM/bare" || fail "label -d of a bare directory" "exit $?"
 	expect_eq "directory without protected xattrs: no security.evm" "" \
 		"$(xattr_hex security.evm "$TM/bare")"
 else
