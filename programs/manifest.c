@@ -999,6 +999,40 @@ static int add_change(struct mf_changes *c, const char *code,
 	return 0;
 }
 
+/* A name quoted in a change's detail, its backslashes doubled: details are
+ * printed as text (fput_text) that leaves backslashes alone, so that a
+ * name holding a backslash and an n must not read as one holding a
+ * newline. */
+static char *quote_name(const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *q, *o;
+
+	for (const char *p = name; *p; p++)
+		n += *p == '\\';
+	q = o = malloc(n);
+	if (!q)
+		return NULL;
+	for (const char *p = name; *p; p++) {
+		if (*p == '\\')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return q;
+}
+
+/* add_change() for a detail naming one object (NAME, quoted). */
+static int add_change_name(struct mf_changes *c, const char *code,
+			   const char *prefix, const char *name)
+{
+	char *q = quote_name(name);
+	int ret = q ? add_change(c, code, "%s%s", prefix, q) : -ENOMEM;
+
+	free(q);
+	return ret;
+}
+
 static void short_hex(const uint8_t *d, char out[17])
 {
 	static const char hex[] = "0123456789abcdef";
@@ -1156,8 +1190,8 @@ static int xattr_change(const struct manifest *ref, const struct mf_entry *old,
 		return 0;
 	if (b && !strcmp(name, XATTR_NAME_EVM) &&
 	    (from = evm_owner(ref, old, cur, b->d)))
-		return add_change(c, "evm-copied", "security.evm copied from %s",
-				  from->path);
+		return add_change_name(c, "evm-copied",
+				       "security.evm copied from ", from->path);
 	if (!a)
 		return add_change(c, acl ? "acl-added" : "xattr-added",
 				  "%s added", what);
@@ -1190,10 +1224,11 @@ static int compare_new(const struct manifest *ref, const struct mf_entry *cur,
 
 	ret = add_change(c, "new", "new, not in the manifest");
 	if (!ret && (from = ino_owner(ref, NULL, cur)))
-		ret = add_change(c, "hard-link", "hard link of %s", from->path);
+		ret = add_change_name(c, "hard-link", "hard link of ",
+				      from->path);
 	if (!ret && x && (from = evm_owner(ref, NULL, cur, x->d)))
-		ret = add_change(c, "evm-copied", "security.evm copied from %s",
-				 from->path);
+		ret = add_change_name(c, "evm-copied",
+				      "security.evm copied from ", from->path);
 	return ret;
 }
 
@@ -1216,11 +1251,13 @@ int manifest_compare(const struct manifest *ref, struct mf_entry *old,
 				 type_word(cur->type));
 	if (!ret && old->ino != cur->ino) {
 		const struct mf_entry *was = ino_owner(ref, old, cur);
+		char *q = quote_name(was ? was->path : "");
 
-		ret = add_change(c, "inode", "replaced by another inode "
-				 "(inode %" PRIu64 " → %" PRIu64 "%s%s)",
-				 old->ino, cur->ino, was ? ", was " : "",
-				 was ? was->path : "");
+		ret = q ? add_change(c, "inode", "replaced by another inode "
+				     "(inode %" PRIu64 " → %" PRIu64 "%s%s)",
+				     old->ino, cur->ino, was ? ", was " : "",
+				     q) : -ENOMEM;
+		free(q);
 	}
 	else if (!ret && old->gen != cur->gen)
 		ret = add_change(c, "inode", "replaced by another inode "
@@ -1246,8 +1283,15 @@ int manifest_compare(const struct manifest *ref, struct mf_entry *old,
 				 h1, h2);
 	}
 	if (!ret && old->target && cur->target && strcmp(old->target, cur->target))
-		ret = add_change(c, "symlink-target", "symlink target '%s' → '%s'",
-				 old->target, cur->target);
+	{
+		char *q1 = quote_name(old->target), *q2 = quote_name(cur->target);
+
+		ret = q1 && q2 ? add_change(c, "symlink-target",
+					    "symlink target '%s' → '%s'",
+					    q1, q2) : -ENOMEM;
+		free(q1);
+		free(q2);
+	}
 	if (!ret)
 		ret = compare_xattrs(ref, old, cur, c);
 out:

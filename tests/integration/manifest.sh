@@ -320,3 +320,17 @@ expect_rc "11 diff: a tampered release: exit 2" 2 "$UEVM" diff $K "$T/r1" "$T/m.
 expect_rc "11 diff: no key: exit 2" 2 "$UEVM" diff "$T/r1" "$T/r2"
 expect_rc "11 diff: signed against --cert: exit 0" 0 "$UEVM" diff --cert "$T/cert.pem" "$T/ms" "$T/ms"
 expect_rc "11 diff: one manifest only: usage error" 2 "$UEVM" diff $K "$T/r1"
+
+# ---- 12. names quoted in a change's detail cannot pass for one another ------------------
+# Two links retargeted: one to a name with a newline, one to the same
+# characters with a backslash and an n.  The newline is shown as \n; the
+# backslash must then be doubled, or both details would read the same.
+fresh
+ln -sfn $'x\ny' "$T/tree/lib/good"
+ln -sfn 'x\ny' "$T/tree/lib/other"
+out=$(vm); rc=$?
+expect_eq "12 quoting: verify --manifest exits 1" 1 "$rc"
+expect_match "12 quoting: the newline shown as \\n" \
+	"^CHANGED $T/tree/lib/good: symlink target '../bin/app' → 'x\\\\ny'$" "$out"
+expect_match "12 quoting: the backslash doubled" \
+	"^CHANGED $T/tree/lib/other: symlink target '/tmp/evil' → 'x\\\\\\\\ny'$" "$out"
