@@ -469,6 +469,30 @@ int manifest_serialise(const struct manifest *m, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * What a manifest's signature signs: SHA-256 over a label and the SHA-256
+ * of the manifest's bytes, not the SHA-256 of the bytes themselves.  The
+ * signature has security.ima's format (type 3, v2), and one over the
+ * digest of the bytes would also be a valid IMA signature of a file
+ * holding them: a signed manifest would give anyone a "signed" file.
+ * The label keeps the two apart, as the kernel's sigv3 does with its
+ * ima_file_id.
+ */
+#define MF_SIG_LABEL "uevm manifest signature v1\n"
+
+static int manifest_sig_digest(const void *body, size_t len,
+			       uint8_t d[MF_DIGEST])
+{
+	uint8_t msg[sizeof(MF_SIG_LABEL) - 1 + MF_DIGEST];
+	int ret;
+
+	memcpy(msg, MF_SIG_LABEL, sizeof(MF_SIG_LABEL) - 1);
+	ret = uevm_hash_buffer(UEVM_HASH_SHA256, body, len,
+			       msg + sizeof(MF_SIG_LABEL) - 1);
+	return ret ? ret : uevm_hash_buffer(UEVM_HASH_SHA256, msg,
+					    sizeof(msg), d);
+}
+
 int manifest_write(const struct manifest *m, const char *file,
 		   const struct uevm_ctx *ctx, const struct uevm_signer *signer)
 {
@@ -486,7 +510,7 @@ int manifest_write(const struct manifest *m, const char *file,
 		uint8_t d[MF_DIGEST];
 		int n;
 
-		ret = uevm_hash_buffer(UEVM_HASH_SHA256, b.p, len, d);
+		ret = manifest_sig_digest(b.p, len, d);
 		n = ret ? ret : uevm_sign_digest(signer, EVM_IMA_XATTR_DIGSIG, 2,
 						UEVM_HASH_SHA256, d, sig);
 		if (n < 0) {
@@ -947,7 +971,7 @@ int manifest_load(const char *file, const struct uevm_ctx *ctx,
 	} else if (!certs || !uevm_certset_count(certs)) {
 		ret = fail(ENOKEY, "%s: signed: give --cert", file);
 	} else {
-		ret = uevm_hash_buffer(UEVM_HASH_SHA256, buf, body, d);
+		ret = manifest_sig_digest(buf, body, d);
 		if (!ret)
 			ret = uevm_sig_verify(certs, auth, alen, d, sizeof(d));
 		if (ret)
