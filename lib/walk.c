@@ -643,9 +643,22 @@ static bool excluded(const struct walker *w, const char *path)
 static int open_root_object(struct walker *w, const struct item *it,
 			    int dirfd, struct uevm_file *f, const char *path)
 {
-	int fd = openat(dirfd, it->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd;
 	struct stat st;
 
+	/* PATH/.. beneath a root: openat() from the parent would climb out
+	 * of the root when the parent is the root itself; RESOLVE_IN_ROOT
+	 * keeps ".." of the root at the root, as chroot does. */
+	if (w->rootfd >= 0 && !strcmp(it->name, "..")) {
+		fd = root_open(w, it->path, O_PATH, false);
+		if (fd < 0) {
+			memset(f, 0, sizeof(*f));
+			f->fd = -1;
+			return fd;
+		}
+		return file_open_fd(f, fd, -1, NULL, path);
+	}
+	fd = openat(dirfd, it->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !it->follow || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
 		if (fd < 0) {
 			memset(f, 0, sizeof(*f));

@@ -469,6 +469,30 @@ int manifest_serialise(const struct manifest *m, char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * What a manifest's signature signs: SHA-256 over a label and the SHA-256
+ * of the manifest's bytes, not the SHA-256 of the bytes themselves.  The
+ * signature has security.ima's format (type 3, v2), and one over the
+ * digest of the bytes would also be a valid IMA signature of a file
+ * holding them: a signed manifest would give anyone a "signed" file.
+ * The label keeps the two apart, as the kernel's sigv3 does with its
+ * ima_file_id.
+ */
+#define MF_SIG_LABEL "uevm manifest signature v1\n"
+
+static int manifest_sig_digest(const void *body, size_t len,
+			       uint8_t d[MF_DIGEST])
+{
+	uint8_t msg[sizeof(MF_SIG_LABEL) - 1 + MF_DIGEST];
+	int ret;
+
+	memcpy(msg, MF_SIG_LABEL, sizeof(MF_SIG_LABEL) - 1);
+	ret = uevm_hash_buffer(UEVM_HASH_SHA256, body, len,
+			       msg + sizeof(MF_SIG_LABEL) - 1);
+	return ret ? ret : uevm_hash_buffer(UEVM_HASH_SHA256, msg,
+					    sizeof(msg), d);
+}
+
 int manifest_write(const struct manifest *m, const char *file,
 		   const struct uevm_ctx *ctx, const struct uevm_signer *signer)
 {
@@ -486,7 +510,7 @@ int manifest_write(const struct manifest *m, const char *file,
 		uint8_t d[MF_DIGEST];
 		int n;
 
-		ret = uevm_hash_buffer(UEVM_HASH_SHA256, b.p, len, d);
+		ret = manifest_sig_digest(b.p, len, d);
 		n = ret ? ret : uevm_sign_digest(signer, EVM_IMA_XATTR_DIGSIG, 2,
 						UEVM_HASH_SHA256, d, sig);
 		if (n < 0) {
@@ -947,7 +971,7 @@ int manifest_load(const char *file, const struct uevm_ctx *ctx,
 	} else if (!certs || !uevm_certset_count(certs)) {
 		ret = fail(ENOKEY, "%s: signed: give --cert", file);
 	} else {
-		ret = uevm_hash_buffer(UEVM_HASH_SHA256, buf, body, d);
+		ret = manifest_sig_digest(buf, body, d);
 		if (!ret)
 			ret = uevm_sig_verify(certs, auth, alen, d, sizeof(d));
 		if (ret)
@@ -997,6 +1021,40 @@ static int add_change(struct mf_changes *c, const char *code,
 		return -ENOMEM;
 	v[c->n++].code = code;
 	return 0;
+}
+
+/* A name quoted in a change's detail, its backslashes doubled: details are
+ * printed as text (fput_text) that leaves backslashes alone, so that a
+ * name holding a backslash and an n must not read as one holding a
+ * newline. */
+static char *quote_name(const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *q, *o;
+
+	for (const char *p = name; *p; p++)
+		n += *p == '\\';
+	q = o = malloc(n);
+	if (!q)
+		return NULL;
+	for (const char *p = name; *p; p++) {
+		if (*p == '\\')
+			*o++ = '\\';
+		*o++ = *p;
+	}
+	*o = '\0';
+	return q;
+}
+
+/* add_change() for a detail naming one object (NAME, quoted). */
+static int add_change_name(struct mf_changes *c, const char *code,
+			   const char *prefix, const char *name)
+{
+	char *q = quote_name(name);
+	int ret = q ? add_change(c, code, "%s%s", prefix, q) : -ENOMEM;
+
+	free(q);
+	return ret;
 }
 
 static void short_hex(const uint8_t *d, char out[17])
@@ -1156,8 +1214,8 @@ static int xattr_change(const struct manifest *ref, const struct mf_entry *old,
 		return 0;
 	if (b && !strcmp(name, XATTR_NAME_EVM) &&
 	    (from = evm_owner(ref, old, cur, b->d)))
-		return add_change(c, "evm-copied", "security.evm copied from %s",
-				  from->path);
+		return add_change_name(c, "evm-copied",
+				       "security.evm copied from ", from->path);
 	if (!a)
 		return add_change(c, acl ? "acl-added" : "xattr-added",
 				  "%s added", what);
@@ -1190,10 +1248,11 @@ static int compare_new(const struct manifest *ref, const struct mf_entry *cur,
 
 	ret = add_change(c, "new", "new, not in the manifest");
 	if (!ret && (from = ino_owner(ref, NULL, cur)))
-		ret = add_change(c, "hard-link", "hard link of %s", from->path);
+		ret = add_change_name(c, "hard-link", "hard link of ",
+				      from->path);
 	if (!ret && x && (from = evm_owner(ref, NULL, cur, x->d)))
-		ret = add_change(c, "evm-copied", "security.evm copied from %s",
-				 from->path);
+		ret = add_change_name(c, "evm-copied",
+				      "security.evm copied from ", from->path);
 	return ret;
 }
 
@@ -1216,11 +1275,13 @@ int manifest_compare(const struct manifest *ref, struct mf_entry *old,
 				 type_word(cur->type));
 	if (!ret && old->ino != cur->ino) {
 		const struct mf_entry *was = ino_owner(ref, old, cur);
+		char *q = quote_name(was ? was->path : "");
 
-		ret = add_change(c, "inode", "replaced by another inode "
-				 "(inode %" PRIu64 " → %" PRIu64 "%s%s)",
-				 old->ino, cur->ino, was ? ", was " : "",
-				 was ? was->path : "");
+		ret = q ? add_change(c, "inode", "replaced by another inode "
+				     "(inode %" PRIu64 " → %" PRIu64 "%s%s)",
+				     old->ino, cur->ino, was ? ", was " : "",
+				     q) : -ENOMEM;
+		free(q);
 	}
 	else if (!ret && old->gen != cur->gen)
 		ret = add_change(c, "inode", "replaced by another inode "
@@ -1246,8 +1307,15 @@ int manifest_compare(const struct manifest *ref, struct mf_entry *old,
 				 h1, h2);
 	}
 	if (!ret && old->target && cur->target && strcmp(old->target, cur->target))
-		ret = add_change(c, "symlink-target", "symlink target '%s' → '%s'",
-				 old->target, cur->target);
+	{
+		char *q1 = quote_name(old->target), *q2 = quote_name(cur->target);
+
+		ret = q1 && q2 ? add_change(c, "symlink-target",
+					    "symlink target '%s' → '%s'",
+					    q1, q2) : -ENOMEM;
+		free(q1);
+		free(q2);
+	}
 	if (!ret)
 		ret = compare_xattrs(ref, old, cur, c);
 out:

@@ -18,7 +18,8 @@
  * Lines are sorted by PATH (bytewise), each PATH once.  The last line
  * authenticates every byte before it: HMAC-SHA256 under a key derived
  * from the EVM key (uevm_ctx_manifest_mac), or a signature value (as
- * security.evm's type 3, v2, over the SHA-256 of those bytes).
+ * security.ima's type 3, v2) over SHA-256("uevm manifest signature
+ * v1\n" || SHA-256 of those bytes): never a file signature of them.
  */
 #ifndef UEVM_MANIFEST_H
 #define UEVM_MANIFEST_H

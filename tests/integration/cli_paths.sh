@@ -191,6 +191,21 @@ out=$("$UEVM" verify -r --root "$T/nonexistent" "${HK[@]}" / 2>&1)
 expect_eq "--root of a missing directory: exit 2" 2 $?
 expect_match "... names it" "$T/nonexistent" "$out"
 
+# A PATH ending in ".." beneath --root: ".." of the root is the root (the
+# parent directory used to open it from is the root itself).
+R=$T/rootesc
+mkdir -p "$R/img/in"
+echo outside >"$R/secret"
+echo inside >"$R/img/in/f"
+out=$("$UEVM" label -r -v --root "$R/img" "${HK[@]}" /.. 2>&1)
+expect_eq "label -r --root IMG /..: exit 0" 0 $?
+check "... labelled the image's file" test -n "$(xattr_hex security.ima "$R/img/in/f")"
+check "... not the file beside the image" test -z "$(xattr_hex security.ima "$R/secret")"
+check "... nor the image's parent directory" test -z "$(xattr_hex security.evm "$R")"
+expect_rc "label -d --root IMG /in/../../..: exit 0" 0 \
+	"$UEVM" label -d --root "$R/img" "${HK[@]}" /in/../../..
+check "... labelled no directory outside the image" test -z "$(xattr_hex security.evm "$R")"
+
 # ---- --exclude, --exclude-from ------------------------------------------------------
 
 E=$T/ex

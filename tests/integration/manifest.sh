@@ -272,6 +272,17 @@ chmod 600 "$T/sign.pem"
 check "sign: label --sign-key" "$UEVM" label $K --manifest "$T/ms" --sign-key "$T/sign.pem" "$T/tree"
 expect_match "sign: last line is a signature" '^signature 03' "$(tail -1 "$T/ms")"
 expect_rc "sign: verify --cert accepts it" 0 "$UEVM" verify $K --cert "$T/cert.pem" --manifest "$T/ms" "$T/tree"
+# The signature has security.ima's format: it must not also sign a file
+# holding the manifest's bytes (a signed manifest would hand out signed
+# files).  The same file signed for real does verify: the check can pass.
+head -n -1 "$T/ms" >"$T/ms.body"
+cp "$T/ms.body" "$T/ms.body2"
+setfattr -n security.ima -v "0x$(tail -1 "$T/ms" | cut -d' ' -f2)" "$T/ms.body"
+expect_rc "sign: the manifest's signature is no IMA signature of its bytes" 1 \
+	"$UEVM" evmctl ima_verify -k "$T/cert.pem" "$T/ms.body"
+"$UEVM" sign --imasig -k "$T/sign.pem" "$T/ms.body2"
+expect_rc "sign: ... while an IMA signature of them verifies" 0 \
+	"$UEVM" evmctl ima_verify -k "$T/cert.pem" "$T/ms.body2"
 rm "$T/tree/bin/tool"
 out=$("$UEVM" verify $K --cert "$T/cert.pem" --manifest "$T/ms" "$T/tree"); rc=$?
 expect_eq "sign: a deletion found with the signed manifest" "1" "$rc"
@@ -320,3 +331,17 @@ expect_rc "11 diff: a tampered release: exit 2" 2 "$UEVM" diff $K "$T/r1" "$T/m.
 expect_rc "11 diff: no key: exit 2" 2 "$UEVM" diff "$T/r1" "$T/r2"
 expect_rc "11 diff: signed against --cert: exit 0" 0 "$UEVM" diff --cert "$T/cert.pem" "$T/ms" "$T/ms"
 expect_rc "11 diff: one manifest only: usage error" 2 "$UEVM" diff $K "$T/r1"
+
+# ---- 12. names quoted in a change's detail cannot pass for one another ------------------
+# Two links retargeted: one to a name with a newline, one to the same
+# characters with a backslash and an n.  The newline is shown as \n; the
+# backslash must then be doubled, or both details would read the same.
+fresh
+ln -sfn $'x\ny' "$T/tree/lib/good"
+ln -sfn 'x\ny' "$T/tree/lib/other"
+out=$(vm); rc=$?
+expect_eq "12 quoting: verify --manifest exits 1" 1 "$rc"
+expect_match "12 quoting: the newline shown as \\n" \
+	"^CHANGED $T/tree/lib/good: symlink target '../bin/app' → 'x\\\\ny'$" "$out"
+expect_match "12 quoting: the backslash doubled" \
+	"^CHANGED $T/tree/lib/other: symlink target '/tmp/evil' → 'x\\\\\\\\ny'$" "$out"
