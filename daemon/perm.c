@@ -594,31 +594,58 @@ int perm_start(void)
 	return -ret;
 }
 
+/*
+ * At stop, the watchdog is gone: what is still undecided at its deadline
+ * is answered here as it would have answered, and its hashing stops
+ * (its worker then only closes it).  (The slots' deadlines bound the stop.)
+ */
+static void stop_late(int64_t now)
+{
+	perm_expire(now);
+	pthread_mutex_lock(&qlock);
+	for (int i = 0; i < NSLOTS; i++)
+		if (slots[i].state == SLOT_RUNNING && atomic_load(&slots[i].answered))
+			__atomic_store_n(&slots[i].cancel, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&qlock);
+}
+
 bool perm_stop(void)
 {
+	int64_t give_up;
+
 	if (!reader_started)
 		return true;
 	pthread_join(reader, NULL);
 	pthread_mutex_lock(&qlock);
 	queue_stop = true;
-	/* Hashing in progress stops: its opens get the kernel's answer on
-	 * close (allow); nothing half-done is cached. */
-	for (int i = 0; i < NSLOTS; i++)
-		if (slots[i].state == SLOT_RUNNING)
-			__atomic_store_n(&slots[i].cancel, 1, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&qcond);
 	pthread_mutex_unlock(&qlock);
-	/* A worker stuck in a TPM or a hung filesystem is left behind: the
-	 * kernel allows what it holds when the group closes. */
-	for (int i = 0; i < n_workers; i++) {
+	/*
+	 * Opens read before the stop get their real answers: the workers
+	 * finish the ones they hold and the queue.  (Cancelling the hashing
+	 * in progress refused those opens: a good file's legitimate user got
+	 * EPERM because the daemon was stopping.)  Only what is late is
+	 * stopped, and a worker stuck in a TPM or a hung filesystem is left
+	 * behind 5 s after the deadline: the kernel allows what it holds
+	 * when the group closes.
+	 */
+	give_up = mono_ns() + ((int64_t)D->cfg.deadline_ms + 5000) * 1000000LL;
+	for (int i = 0; i < n_workers;) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 5;
-		if (pthread_timedjoin_np(workers[i], NULL, &ts)) {
+		ts.tv_nsec += 50000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		if (pthread_timedjoin_np(workers[i], NULL, &ts) == 0) {
+			i++;
+			continue;
+		}
+		if (mono_ns() > give_up) {
 			ulog(LOG_WARNING, "a worker did not stop; exiting without it");
 			return false;
 		}
+		stop_late(mono_ns());
 	}
 	free(workers);
 	free(running);
