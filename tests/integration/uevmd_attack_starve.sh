@@ -28,7 +28,7 @@ for i in $(seq 1 30); do echo "victim $i" >"$MNT/victim/f$i"; done
 
 # ---- on_timeout = allow with an appraising policy: refused ---------------------------------
 write_conf "on_timeout = allow"
-out=$(timeout 20 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
+out=$(timeout 120 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
 rc=$?
 check "on_timeout = allow with a policy that appraises: uevmd refuses to start ($rc)" \
 	test "$rc" -ne 0 -a "$rc" -ne 124
