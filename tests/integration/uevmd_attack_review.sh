@@ -144,14 +144,9 @@ EOF
 flood=$!
 # Wait until the threads are all blocked in their opens (or uevmd refused
 # some at once: the overload counter moves).
-for _ in $(seq 1 200); do
-	grep -q started "$T/slots.out" && break
-	sleep 0.05
-done
-for _ in $(seq 1 200); do
-	[ "$(status_field queued)" -ge 1000 ] || [ "$(status_field overload)" -gt 0 ] && break
-	sleep 0.05
-done
+wait_for "$WAIT_S" "the 1100 opener threads to start" grep -q started "$T/slots.out"
+flooded() { [ "$(status_field queued)" -ge 1000 ] || [ "$(status_field overload)" -gt 0 ]; }
+wait_for "$WAIT_S" "1000 opens queued or the overload counter moving" flooded
 expect_eq "one user's 1100 pending opens: root's open of a good file still works" ok \
 	"$(open_result "$MNT/home/appended")"
 expect_eq "  and root's tampered file is refused" EPERM "$(open_result "$MNT/home/planted.bad")"
