@@ -59,22 +59,12 @@ stop_hogs() {
 	rm -f "$T/stop"
 }
 on_exit "touch '$T/stop'; wait"
-# wait_idle: until no worker is busy and no label update pending (120 s).
-wait_idle() {
-	for _ in $(seq 1 2400); do
-		[ "$(status_field busy)" = 0 ] && [ "$(status_field relabel_pending)" = 0 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# wait_busy N: until N workers are busy (60 s at most).
-wait_busy() {
-	for _ in $(seq 1 1200); do
-		[ "$(status_field busy)" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_idle: until no worker is busy and no label update pending.
+idle() { [ "$(status_field busy)" = 0 ] && [ "$(status_field relabel_pending)" = 0 ]; }
+wait_idle() { wait_quiet "$WAIT_S" idle; }
+# wait_busy N: until N workers are busy.
+busy() { [ "$(status_field busy)" -ge "$1" ]; }
+wait_busy() { wait_quiet "$WAIT_S" busy "$1"; }
 
 HOGS=
 CATS=
@@ -95,9 +85,12 @@ check "the daemon gets idle again" wait_idle
 setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c "echo seed >'$U/shared'; truncate -s 4G '$U/shared'"
 check "  (idle first)" wait_idle
 w0=$(status_field inode_waits)
+# The first open's hash runs (a worker busy) before the three others come:
+# started together, a loaded machine could run them one after the other.
 for i in 1 2 3 4; do
 	setpriv --reuid=65534 --regid=65534 --clear-groups -- cat "$U/shared" >/dev/null 2>&1 &
 	CATS="$CATS $!"
+	[ "$i" = 1 ] && { wait_busy 1 || fail "a worker hashes the shared file"; }
 done
 for p in $CATS; do wait "$p"; done
 check "four opens of one file being hashed: the others waited for its hash" \
