@@ -19,14 +19,19 @@ on_exit restore_pattern
 echo "$T/cores/core.%p" >/proc/sys/kernel/core_pattern
 ulimit -c unlimited
 
-# hold_ready PID: key_hold said "ready", or PID has exited.
-hold_ready() { [ -s "$T/hold.out" ] || ! kill -0 "$1" 2>/dev/null; }
+# hold_ready PID: key_hold PID said "ready PID", or has exited.
+hold_ready() {
+	[ "$(head -1 "$T/hold.out" 2>/dev/null)" = "ready $1" ] || ! kill -0 "$1" 2>/dev/null
+}
 
 # dump_core SPEC [leak]: run the helper, abort it; CORE is the core's path.
 dump_core() {
 	local fifo=$T/fifo.$RANDOM pid line
 	CORE=
 	mkfifo "$fifo"
+	# (the shell opens hold.out only once the FIFO has a writer: a stale
+	# one from the previous dump must not pass for this one's)
+	rm -f "$T/hold.out"
 	"$KEY_HOLD" hold "$@" <"$fifo" >"$T/hold.out" 2>"$T/hold.err" 3<<<"$PASSPHRASE" &
 	pid=$!
 	exec 8>"$fifo"
