@@ -11,14 +11,9 @@ faultfs_build() {
 		$(pkg-config --libs fuse3) || { fail "faultfs builds"; exit 1; }
 }
 
-# wait_mounted DIR: up to 10 s for DIR to become a mount point.
+# wait_mounted DIR: until DIR is a mount point (WAIT_S at most).
 wait_mounted() {
-	local i
-	for i in $(seq 100); do
-		mountpoint -q "$1" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_quiet "$WAIT_S" mountpoint -q "$1"
 }
 
 # faultfs_mount RULES BACKDIR MOUNTPOINT [fuse options]: mounts, unmounted

@@ -23,8 +23,10 @@
  *   removexattr NAME ERRNO XATTR
  *   listxattr NAME ERRNO
  *   noxattr   NAME                          every xattr call: EOPNOTSUPP
- *   slow      NAME MS                       each read waits MS milliseconds
- *                                           (logged as "slow NAME ?")
+ *   slow      NAME MS                       each read waits MS milliseconds,
+ *                                           or until the rule is removed
+ *                                           (logged as "slow NAME ? END",
+ *                                           END: where the read ends)
  *
  * NAME is a file's last path component or '*'; XATTR a name or '*';
  * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES,
@@ -290,6 +292,31 @@ static long long slow_ms(const char *path)
 	return ms;
 }
 
+/* "slow NAME ? END": END is where the read ends, so that a test can tell
+ * how far a reader got (a whole file read: END reached its size). */
+static void record_slow(const char *name, off_t end)
+{
+	FILE *fp = fopen(hits_path, "a");
+
+	if (fp) {
+		fprintf(fp, "slow %s ? %lld\n", name, (long long)end);
+		fclose(fp);
+	}
+}
+
+/*
+ * Wait MS milliseconds, or less once the rule is gone: a test holds reads
+ * with a long delay and releases them by rewriting RULES (an event, not a
+ * guess at how long its check takes).
+ */
+static void slow_wait(const char *path, long long ms)
+{
+	const struct timespec step = { 0, 10 * 1000000 };
+
+	for (; ms > 0 && slow_ms(path) > 0; ms -= 10)
+		nanosleep(&step, NULL);
+}
+
 static int ff_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
@@ -298,11 +325,10 @@ static int ff_read(const char *path, char *buf, size_t size, off_t off,
 	ssize_t n;
 
 	if (ms > 0) {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 		const char *base = strrchr(path, '/');
 
-		record_hit("slow", base ? base + 1 : path, 0);
-		nanosleep(&ts, NULL);
+		record_slow(base ? base + 1 : path, off + (off_t)size);
+		slow_wait(path, ms);
 	}
 
 	if (err)

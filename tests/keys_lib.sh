@@ -59,7 +59,8 @@ swtpm_start() {
 			--ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 \
 			--flags startup-clear,not-need-init --pid file="$dir/pid" \
 			-d 2>>"$dir/log" || continue
-		for _ in $(seq 50); do [ -s "$dir/pid" ] && break; sleep 0.1; done
+		# swtpm -d returned: its pid file comes right after.
+		wait_quiet "$WAIT_S" test -s "$dir/pid"
 		[ -s "$dir/pid" ] || continue
 		SWTPM_PID=$(cat "$dir/pid")
 		on_exit swtpm_stop
@@ -69,9 +70,10 @@ swtpm_start() {
 	done
 	return 1
 }
+_swtpm_gone() { ! kill -0 "$SWTPM_PID" 2>/dev/null; }
 swtpm_stop() {
 	[ -n "${SWTPM_PID:-}" ] || return 0
 	kill "$SWTPM_PID" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$SWTPM_PID" 2>/dev/null || break; sleep 0.1; done
+	wait_quiet "$WAIT_S" _swtpm_gone
 	SWTPM_PID=
 }

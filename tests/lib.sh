@@ -41,6 +41,39 @@ expect_match() {
 	if grep -qE -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "no match for /$2/ in: $3"; fi
 }
 
+# Synchronise on events, never on sleeps: a loaded machine stretches any
+# fixed delay.  wait_for SECONDS DESCRIPTION CMD...: polls CMD every 0.05 s
+# until it exits 0 (returns 0 at once then), or fails the test with
+# DESCRIPTION once SECONDS have passed (returns 1).  The bound is a safety
+# net against a hang, so make it generous (WAIT_S, 120 s): it costs
+# nothing when the event comes.
+WAIT_S=${WAIT_S:-120}
+wait_for() {
+	local limit=$1 what=$2 end
+	shift 2
+	end=$((SECONDS + limit))
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			# One last look: the event may have come during the sleep.
+			"$@" && return 0
+			fail "waited ${limit} s for $what" "still not so: $*"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+# wait_quiet SECONDS CMD...: wait_for without the FAIL line, for callers
+# that report the outcome themselves.
+wait_quiet() {
+	local limit=$1 end
+	shift
+	end=$((SECONDS + limit))
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && { "$@"; return; }
+		sleep 0.05
+	done
+}
+
 # xattr value as hex without 0x, or empty when absent.
 xattr_hex() {	# name path
 	getfattr -h --absolute-names -n "$1" -e hex "$2" 2>/dev/null |

@@ -17,6 +17,9 @@ stop_swtpm() {
 }
 on_exit stop_swtpm
 
+_swtpm_up() { tpm2_pcrread -T "$TCTI" sha1:0 >/dev/null 2>&1; }
+_swtpm_up_or_gone() { _swtpm_up || ! kill -0 "$SWTPM_PID" 2>/dev/null; }
+
 # start_swtpm [PORT]: with PORT, on PORT and PORT+1 only (returns 2 when
 # either is taken), as for the TSS loader's default swtpm TCTI (2321).
 start_swtpm() {
@@ -36,11 +39,7 @@ start_swtpm() {
 			>>"$T/swtpm.log" 2>&1 &
 		SWTPM_PID=$!
 		TCTI="swtpm:host=127.0.0.1,port=$port"
-		for _ in $(seq 1 50); do
-			tpm2_pcrread -T "$TCTI" sha1:0 >/dev/null 2>&1 && return 0
-			kill -0 "$SWTPM_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_quiet "$WAIT_S" _swtpm_up_or_gone && _swtpm_up && return 0
 		stop_swtpm
 	done
 	return 1

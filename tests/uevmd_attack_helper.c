@@ -40,13 +40,25 @@ static struct open_how how;
 static pid_t opener_tid, big_tid;
 static const char *big_path;
 
-/* Wait (10 s at most) until thread TID is blocked in syscall NR. */
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/*
+ * Wait until thread TID is blocked in syscall NR: 120 s at most, a bound
+ * only against a hang (a loaded machine may take seconds to get there).
+ */
 static int wait_in_syscall(pid_t tid, long nr)
 {
 	char path[64], buf[256];
+	time_t end = now_s() + 120;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	for (int i = 0; i < 200000; i++) {
+	while (now_s() < end) {
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 

@@ -20,6 +20,8 @@ if [ ! -x "$UEVMD" ]; then
 	exit 1
 fi
 
+uevmd_gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # stop_uevmd: SIGTERM; the daemon must still be running, exit 0 and
 # leave no sanitizer report in its output.
 stop_uevmd() {
@@ -29,10 +31,8 @@ stop_uevmd() {
 			fail "uevmd was still running when stopped" "$(tail -n 20 "$T/uevmd.out" 2>/dev/null)"
 		fi
 		kill "$UEVMD_PID" 2>/dev/null
-		for _ in $(seq 1 600); do
-			kill -0 "$UEVMD_PID" 2>/dev/null || break
-			sleep 0.05
-		done
+		# The SIGKILL only ends a hang (the status check says so).
+		wait_quiet "$WAIT_S" uevmd_gone "$UEVMD_PID"
 		kill -9 "$UEVMD_PID" 2>/dev/null
 		wait "$UEVMD_PID" 2>/dev/null
 		rc=$?
@@ -83,17 +83,19 @@ write_conf() {
 	} >"$CONF"
 }
 
+# uevmd_running: the daemon at $SOCK answers and says it runs.
+uevmd_running() {
+	"$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running'
+}
+# uevmd_up_or_gone PID: PID runs (uevmd_running) or has exited.
+uevmd_up_or_gone() { uevmd_running || uevmd_gone "$1"; }
+
 # start_uevmd [uevmd options]: start and wait until it says "running".
 start_uevmd() {
 	"$UEVMD" -c "$CONF" "$@" >>"$T/uevmd.out" 2>&1 &
 	UEVMD_PID=$!
-	for _ in $(seq 1 600); do
-		if "$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running'; then
-			return 0
-		fi
-		kill -0 "$UEVMD_PID" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_quiet "$WAIT_S" uevmd_up_or_gone "$UEVMD_PID"
+	uevmd_running && return 0
 	echo "uevmd did not start:" >&2
 	tail -n 20 "$T/uevmd.out" >&2
 	UEVMD_PID=
@@ -115,12 +117,17 @@ write_policy() {
 	EOF
 }
 
-# log_has REGEX: the daemon's log file has a matching line (waits a bit:
+# log_has REGEX: the daemon's log file has a matching line (waits for it:
 # records are written by the logger thread after the answer).
-log_has() {
-	for _ in $(seq 1 400); do
-		grep -qE -- "$1" "$LOG" 2>/dev/null && return 0
-		sleep 0.05
+log_grep() { grep -qE -- "$1" "$LOG" 2>/dev/null; }
+log_has() { wait_quiet "$WAIT_S" log_grep "$1"; }
+
+# in_open FILE: a `cat [--] FILE` is blocked in its open (openat, 257 on
+# x86_64), waiting for an answer.
+in_open() {
+	local p
+	for p in $(pgrep -f -- "cat (-- )?$1\$"); do
+		[ "$(cut -d' ' -f1 "/proc/$p/syscall" 2>/dev/null)" = 257 ] && return 0
 	done
 	return 1
 }

@@ -32,8 +32,19 @@ ufs_mounted() {
 	grep -q " $1 $2 " /proc/mounts
 }
 
+# _ufs_up MOUNTPOINT SECURITYFS: both mounted (SECURITYFS may be empty).
+_ufs_up() {
+	ufs_mounted "$1" fuse.uevmfs &&
+		{ [ -z "$2" ] || ufs_mounted "$(realpath -m "$2")" fuse.uevm-securityfs; }
+}
+_ufs_up_or_gone() { _ufs_up "$1" "$2" || ! kill -0 "$3" 2>/dev/null; }
+# ufs_gone PID: uevmfs PID has exited.
+ufs_gone() { ! kill -0 "$1" 2>/dev/null; }
+# ufs_up_or_gone MOUNTPOINT PID: mounted as fuse.uevmfs, or PID has exited.
+ufs_up_or_gone() { ufs_mounted "$1" fuse.uevmfs || ufs_gone "$2"; }
+
 ufs_mount() {	# source mountpoint [options]
-	local src=$1 mnt=$2 opts=${3:-} i
+	local src=$1 mnt=$2 opts=${3:-}
 	mkdir -p "$mnt"
 	UFS_MOUNTS+=("$mnt")
 	case $opts in *securityfs=*) ;; *) opts="securityfs=none${opts:+,$opts}" ;; esac
@@ -45,26 +56,17 @@ ufs_mount() {	# source mountpoint [options]
 	# The control tree is mounted after the filesystem: wait for both.
 	local sec=
 	case ",$opts," in *,securityfs=none,*) ;; *,securityfs=*) sec=${opts#*securityfs=}; sec=${sec%%,*} ;; esac
-	for i in $(seq 1 600); do
-		if ufs_mounted "$mnt" fuse.uevmfs &&
-		   { [ -z "$sec" ] || ufs_mounted "$(realpath -m "$sec")" fuse.uevm-securityfs; }; then
-			return 0
-		fi
-		kill -0 "$UFS_PID" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_quiet "$WAIT_S" _ufs_up_or_gone "$mnt" "$sec" "$UFS_PID"
+	_ufs_up "$mnt" "$sec" && return 0
 	echo "uevmfs did not mount $mnt: $(tail -n 3 "$T/uevmfs.stderr")" >&2
 	return 1
 }
 
 # Also an assertion: uevmfs exits 0 (under ASan: no error, no leak).
 ufs_umount() {	# mountpoint
-	local i status
+	local status
 	fusermount3 -u "$1" 2>/dev/null || fusermount3 -u -z "$1"
-	for i in $(seq 1 600); do
-		kill -0 "$UFS_PID" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_quiet "$WAIT_S" ufs_gone "$UFS_PID"
 	wait "$UFS_PID" 2>/dev/null
 	status=$?
 	if [ "$status" = 0 ]; then

@@ -49,7 +49,7 @@ ln -s "$O/dir/f1" "$R/outfile"		# a file outside
 for l in self a b root d/up out outfile; do
 	setfattr -h -n security.selinux -v "$SEL" "$R/$l"	# so that EVM labels the link
 done
-out=$(timeout 60 "$UEVM" label -r -v --hmac-key "raw:$KEY" "$R" 2>&1)
+out=$(timeout 120 "$UEVM" label -r -v --hmac-key "raw:$KEY" "$R" 2>&1)
 rc=$?
 expect_eq "label -r of a tree with symlink loops and links to / finishes, exit 0" 0 "$rc"
 expect_match "... and labels exactly the 10 objects of the tree" "labelled 10 objects, 0 errors" "$out"
@@ -58,7 +58,7 @@ for l in self a b root d/up out outfile; do
 		test -n "$(xattr_hex security.evm "$R/$l")"
 done
 expect_eq "nothing outside the tree was touched (ctime, xattrs)" "$outside_before" "$(outside_state)"
-json=$(timeout 60 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
+json=$(timeout 120 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 expect_eq "verify -r of the same tree: exit 0" 0 $?
 expect_eq "verify visits the 10 objects of the tree and nothing else" \
 	"$(cd "$R" && find . | sed "s|^\.|$R|" | sort)" \
@@ -67,11 +67,11 @@ expect_eq "every link verifies as a symlink" "7" \
 	"$(jq '[.results[] | select(.type == "symlink" and .status == "pass")] | length' <<<"$json")"
 # The links given by name with -P: the link is the object, not its target.
 expect_rc "verify -P of a looping link given by name: exit 0 (the link itself)" 0 \
-	timeout 20 "$UEVM" verify -P --hmac-key "raw:$KEY" "$R/self" "$R/a" "$R/root"
+	timeout 120 "$UEVM" verify -P --hmac-key "raw:$KEY" "$R/self" "$R/a" "$R/root"
 expect_rc "label -r -P of a link to / given by name is not a walk of /" 0 \
-	timeout 20 "$UEVM" label -r -P --hmac-key "raw:$KEY" "$R/root"
+	timeout 120 "$UEVM" label -r -P --hmac-key "raw:$KEY" "$R/root"
 # Without -P a looping link given by name is followed, and cannot be.
-out=$(timeout 20 "$UEVM" verify --hmac-key "raw:$KEY" "$R/self" "$R/a" 2>&1)
+out=$(timeout 120 "$UEVM" verify --hmac-key "raw:$KEY" "$R/self" "$R/a" 2>&1)
 expect_eq "verify of looping links given by name (followed): exit 2" 2 $?
 expect_match "... each one reported as an error" "ERROR $R/self: .*symbolic link.*ERROR $R/a: " \
 	"$(tr '\n' ' ' <<<"$out")"
@@ -104,12 +104,12 @@ rounds=0 bad=0
 for round in $(seq 1 8); do
 	# -j 2, and a small fd budget for half the rounds (parked directories).
 	if [ $((round % 2)) = 0 ]; then
-		(ulimit -n 48; timeout 60 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1)
+		(ulimit -n 48; timeout 120 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1)
 	else
-		timeout 60 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
+		timeout 120 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
 	fi
 	[ $? -ge 124 ] && bad=$((bad + 1))
-	timeout 60 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
+	timeout 120 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$W" >/dev/null 2>&1
 	[ $? -ge 124 ] && bad=$((bad + 1))
 	rounds=$round
 done
@@ -186,6 +186,9 @@ TM=$T/tmpfs
 mkdir -p "$TM"
 mount -t tmpfs -o size=64m,mode=755 uevm-hostile "$TM" || { fail "mount a tmpfs"; exit 1; }
 on_exit "umount -l '$TM'"
+# parked_or_gone PID: PID holds the big file (the walk is parked below
+# level 1 until its hash ends), or has exited.
+parked_or_gone() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q '/big$' || ! kill -0 "$1" 2>/dev/null; }
 for how in symlink directory; do
 	C=$TM/comb-$how
 	mkcomb "$C" 1000 $((3 << 30))
@@ -194,11 +197,7 @@ for how in symlink directory; do
 	echo other >"$TM/other-$how/f"
 	(ulimit -n 64; exec "$UEVM" label -r -j 1 --hmac-key "raw:$KEY" "$C") >"$T/swap.out" 2>&1 &
 	lpid=$!
-	for _ in $(seq 1 1000); do
-		ls -l /proc/$lpid/fd 2>/dev/null | grep -q '/big$' && break
-		kill -0 $lpid 2>/dev/null || break
-		sleep 0.01
-	done
+	wait_for "$WAIT_S" "label to reach the deepest level's big file ($how)" parked_or_gone "$lpid"
 	if kill -0 $lpid 2>/dev/null; then
 		mv -T "$L1" "$C/moved-away"
 		if [ $how = symlink ]; then ln -s "$O/dir" "$L1"; else mv -T "$TM/other-$how" "$L1"; fi
@@ -236,12 +235,13 @@ mknod "$F/zero" c 1 5				# endless data if read
 mknod "$F/blk" b 7 200				# loop200: opening it may block or fail
 echo regular >"$F/file"
 for o in fifo zero blk; do setfattr -h -n security.selinux -v "$SEL" "$F/$o"; done
-expect_rc "label -r with a FIFO without a writer and a /dev/zero node: exit 0 within 20 s" 0 \
-	timeout 20 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$F"
-expect_rc "verify -r of them: exit 0 within 20 s" 0 \
-	timeout 20 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$F"
-expect_rc "label and verify of the FIFO and the device given by name: exit 0 within 20 s" 0 \
-	timeout 20 bash -c '"$1" label --hmac-key "raw:$2" "$3/fifo" "$3/zero" && "$1" verify --hmac-key "raw:$2" "$3/fifo" "$3/zero"' \
+# (the timeouts only end a hang: 120 s, never reached by a loaded machine)
+expect_rc "label -r with a FIFO without a writer and a /dev/zero node: exit 0, no hang" 0 \
+	timeout 120 "$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$F"
+expect_rc "verify -r of them: exit 0, no hang" 0 \
+	timeout 120 "$UEVM" verify -r -j 2 --hmac-key "raw:$KEY" "$F"
+expect_rc "label and verify of the FIFO and the device given by name: exit 0, no hang" 0 \
+	timeout 120 bash -c '"$1" label --hmac-key "raw:$2" "$3/fifo" "$3/zero" && "$1" verify --hmac-key "raw:$2" "$3/fifo" "$3/zero"' \
 	_ "$UEVM" "$KEY" "$F"
 for o in fifo zero blk; do
 	check "$o: labelled (security.evm), no security.ima" \

@@ -150,11 +150,7 @@ $EDIT "$UL" delete 3
 "$UEVMFS" "$S" "$M" -f -o "key=raw:$KEY,ml=$UL,policy=tcb,securityfs=none,nosyslog,noauditd" \
 	>>"$T/uevmfs.stderr" 2>&1 &
 pid=$!
-for _ in $(seq 1 200); do
-	kill -0 "$pid" 2>/dev/null || break
-	ufs_mounted "$M" fuse.uevmfs && break
-	sleep 0.05
-done
+wait_quiet "$WAIT_S" ufs_up_or_gone "$M" "$pid"
 if ufs_mounted "$M" fuse.uevmfs; then
 	fail "uevmfs: an entry deleted offline: the mount is refused" "it mounted"
 	fusermount3 -u "$M"

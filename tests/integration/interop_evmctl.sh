@@ -207,7 +207,14 @@ fi
 "$UEVM" label -r --uuid none --hmac-key "raw:$KEY" "$D"
 paths=("$D/size0" "$D/big" "$D/selinux" "$D/all" "$D/dir")
 before=$(meta_snapshot "${paths[@]}")
-sleep 0.01
+# A change must show in ctime: wait until the filesystem's clock (coarse,
+# a tick of some ms) has moved past the snapshot, seen on a probe file
+# there, rather than sleeping for a tick and hoping.
+touch "$D/.tick0"
+tick0=$(stat -c %z "$D/.tick0")
+clock_moved() { touch "$D/.tick1"; [ "$(stat -c %z "$D/.tick1")" != "$tick0" ]; }
+wait_for "$WAIT_S" "the ctime clock to tick" clock_moved
+rm -f "$D/.tick0" "$D/.tick1"
 hm=$("$UEVM" hmac --uuid none --hmac-key "raw:$KEY" "${paths[@]}")
 hm_rc=$?
 ih=$("$UEVM" ima-hash "${paths[@]:0:4}")

@@ -21,7 +21,7 @@ chmod 755 "$T"
 make_key good.key
 want=$(hmac_of raw:good.key)
 expect_match "a root-owned key of mode 0600 works" '^02[0-9a-f]{40}$' "$want"
-hmac_err() { timeout 20 "$UEVM" hmac --uuid none --hmac-key "$1" "$KEYS_PROBE" 2>&1 | head -n 3; }
+hmac_err() { timeout 120 "$UEVM" hmac --uuid none --hmac-key "$1" "$KEYS_PROBE" 2>&1 | head -n 3; }
 
 # ---- a FIFO in place of a key file ------------------------------------------------------------
 mkfifo -m 600 fifo.key
@@ -30,7 +30,7 @@ expect_match "a FIFO as the raw key file is refused at once (not a regular file)
 	"fifo\.key.* not a regular file" "$out"
 out=$(hmac_err passphrase:fifo.key)
 expect_match "... as a passphrase-protected key file" "fifo\.key.* not a regular file" "$out"
-out=$(timeout 20 "$UEVM" verify --imasig --cert fifo.key "$KEYS_PROBE" 2>&1 | head -n 3)
+out=$(timeout 120 "$UEVM" verify --imasig --cert fifo.key "$KEYS_PROBE" 2>&1 | head -n 3)
 expect_match "... as a certificate" "fifo\.key.* not a regular file" "$out"
 
 # ---- a key on a FUSE filesystem of another user ----------------------------------------------
@@ -51,14 +51,14 @@ if mount -i -t fuse.nobodyfs -o "fd=3,rootmode=40000,user_id=65534,group_id=6553
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$T/faultfs" "$T/rules" "$T/back" /dev/fd/3 --owner 0 >>"$T/faultfs.log" 2>&1 &
 	exec 3<&-
-	for _ in $(seq 100); do stat -c %u fusemnt/keys/evm.key >/dev/null 2>&1 && break; sleep 0.1; done
+	wait_quiet "$WAIT_S" stat -c %u fusemnt/keys/evm.key >/dev/null 2>&1
 	expect_eq "nobody's filesystem claims root owns the key, mode 0600" "0 600" \
 		"$(stat -c '%u %a' fusemnt/keys/evm.key 2>&1)"
 	out=$(hmac_err "raw:$T/fusemnt/keys/evm.key")
 	expect_match "a key on a FUSE filesystem mounted by another user is refused" \
 		"evm\.key.*FUSE filesystem mounted by uid 65534" "$out"
 	expect_eq "... no HMAC is computed with it" "" "$(grep -E '^02[0-9a-f]{40}' <<<"$out")"
-	out=$(timeout 20 "$UEVM" verify --imasig --cert "$T/fusemnt/keys/evm.key" "$KEYS_PROBE" 2>&1 | head -n 3)
+	out=$(timeout 120 "$UEVM" verify --imasig --cert "$T/fusemnt/keys/evm.key" "$KEYS_PROBE" 2>&1 | head -n 3)
 	expect_match "... and so is a certificate there" "FUSE filesystem mounted by uid 65534" "$out"
 	umount "$T/fusemnt" 2>/dev/null || umount -l "$T/fusemnt"
 else

@@ -19,20 +19,24 @@ on_exit restore_pattern
 echo "$T/cores/core.%p" >/proc/sys/kernel/core_pattern
 ulimit -c unlimited
 
+# hold_ready PID: key_hold PID said "ready PID", or has exited.
+hold_ready() {
+	[ "$(head -1 "$T/hold.out" 2>/dev/null)" = "ready $1" ] || ! kill -0 "$1" 2>/dev/null
+}
+
 # dump_core SPEC [leak]: run the helper, abort it; CORE is the core's path.
 dump_core() {
 	local fifo=$T/fifo.$RANDOM pid line
 	CORE=
 	mkfifo "$fifo"
+	# (the shell opens hold.out only once the FIFO has a writer: a stale
+	# one from the previous dump must not pass for this one's)
+	rm -f "$T/hold.out"
 	"$KEY_HOLD" hold "$@" <"$fifo" >"$T/hold.out" 2>"$T/hold.err" 3<<<"$PASSPHRASE" &
 	pid=$!
 	exec 8>"$fifo"
-	for _ in $(seq 100); do
-		line=$(head -1 "$T/hold.out" 2>/dev/null)
-		[ -n "$line" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	wait_for "$WAIT_S" "key_hold to say it holds the key" hold_ready "$pid"
+	line=$(head -1 "$T/hold.out" 2>/dev/null)
 	kill -ABRT "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	exec 8>&-

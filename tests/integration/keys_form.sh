@@ -143,11 +143,8 @@ daemon_refuses() {
 	KEYSPEC=$spec write_conf
 	"$UEVMD" -c "$CONF" -f >"$T/d.out" 2>&1 &
 	pid=$!
-	for _ in $(seq 1 200); do
-		kill -0 "$pid" 2>/dev/null || break
-		"$UEVM" status --socket "$SOCK" 2>/dev/null | grep -q '^state: running' && break
-		sleep 0.05
-	done
+	# Until it exits or runs (a slow start must not pass for a start).
+	wait_quiet "$WAIT_S" uevmd_up_or_gone "$pid"
 	if kill -0 "$pid" 2>/dev/null; then
 		local ran
 		ran=$("$MNT/app/run" 2>&1)
@@ -197,11 +194,7 @@ fs_refuses() {
 	UFS_MOUNTS+=("$M")
 	"$UEVMFS" "$S" "$M" -f "$@" >"$T/f.out" 2>&1 3<<<"correct horse" &
 	pid=$!
-	for _ in $(seq 1 200); do
-		kill -0 "$pid" 2>/dev/null || break
-		ufs_mounted "$M" fuse.uevmfs && break
-		sleep 0.05
-	done
+	wait_quiet "$WAIT_S" ufs_up_or_gone "$M" "$pid"
 	if kill -0 "$pid" 2>/dev/null; then
 		local got
 		got=$(cat "$M/run" 2>&1)

@@ -27,9 +27,10 @@ no_key_in "status never prints the key" k.plain status1.out
 expect_rc "label with --hmac-key keyring:evm-key" 0 "$UEVM" label -r --hmac-key keyring:evm-key tree
 expect_rc "evm-key is gone from the keyring after the read" 1 keyctl search @s user evm-key
 expect_rc "the old key id can no longer be read" 1 keyctl pipe "$id"
-# Invalidated keys are garbage-collected by a kernel work item: wait a bit.
+# Invalidated keys are garbage-collected by a kernel work item: wait for it.
 hexid=$(printf '%08x' "$id")
-for _ in $(seq 20); do grep -q "^$hexid " /proc/keys || break; sleep 0.1; done
+key_collected() { ! grep -q "^$hexid " /proc/keys; }
+wait_quiet "$WAIT_S" key_collected
 expect_eq "the key is gone from /proc/keys (invalidated and collected)" "" \
 	"$(grep "^$hexid " /proc/keys)"
 : >all-keys

@@ -134,7 +134,7 @@ expect_eq "uevmd: a group-readable key stops the start" 1 $?
 expect_match "... naming the file and the fix" "group\.key .*chmod 600" "$out"
 UEVMFS=${UEVM_BUILD:-$(dirname "$UEVM")}/uevmfs
 mkdir -p src mnt
-out=$(timeout 20 "$UEVMFS" src mnt -f -o "key=raw:$T/group.key,ml=none,securityfs=none,nosyslog" 2>&1)
+out=$(timeout 120 "$UEVMFS" src mnt -f -o "key=raw:$T/group.key,ml=none,securityfs=none,nosyslog" 2>&1)
 expect_match "uevmfs: a group-readable key stops the mount" "group\.key .*chmod 600" "$out"
 
 # evmctl mode: evmctl never checked; a warning, then the key is used.

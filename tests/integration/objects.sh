@@ -56,7 +56,7 @@ outside_before=$(meta_snapshot "$T/outside/target" "$T/outside/dir" "$T/outside/
 mkdir "$T/strace"
 # (LeakSanitizer cannot run under ptrace: off for this run of an ASan build.)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	timeout 30 strace -y -ff -qq -e trace=open,openat,openat2 -o "$T/strace/t" \
+	timeout 120 strace -y -ff -qq -e trace=open,openat,openat2 -o "$T/strace/t" \
 	"$UEVM" label -r -j 2 --hmac-key "raw:$KEY" "$R"
 rc=$?
 strace_log=$(cat "$T"/strace/t.*)
@@ -81,16 +81,16 @@ expect_eq "symlink targets outside the tree untouched" "$outside_before" \
 
 # A FIFO given directly: label, verify, hmac must not block either.
 expect_rc "label of a FIFO given by name does not block" 0 \
-	timeout 10 "$UEVM" label --hmac-key "raw:$KEY" "$R/fifo"
+	timeout 120 "$UEVM" label --hmac-key "raw:$KEY" "$R/fifo"
 expect_rc "hmac of a FIFO does not block" 0 \
-	timeout 10 "$UEVM" hmac --hmac-key "raw:$KEY" "$R/fifo"
+	timeout 120 "$UEVM" hmac --hmac-key "raw:$KEY" "$R/fifo"
 # A symlink given by name with -P is itself labelled, not its target
 # (without -P it is followed: cli_paths.sh).
 expect_rc "label -P of a symlink given by name" 0 "$UEVM" label -P --hmac-key "raw:$KEY" "$R/link"
 expect_eq "... leaves the target alone" "$outside_before" \
 	"$(meta_snapshot "$T/outside/target" "$T/outside/dir" "$T/outside/dir/f")"
 
-json=$(timeout 30 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
+json=$(timeout 120 "$UEVM" verify -r -v --json --hmac-key "raw:$KEY" "$R")
 expect_eq "verify -r of all object types exits 0" 0 $?
 for o in fifo chr blk sock link; do
 	t=$(case $o in fifo) echo fifo ;; chr) echo char-device ;; blk) echo block-device ;;
@@ -108,7 +108,7 @@ chmod 600 "$R/fifo"
 chown -h 1000 "$R/link"
 chown 1000 "$R/chr"
 setfattr -h -n security.selinux -v 'system_u:object_r:other_t:s0' "$R/sock"
-json=$(timeout 30 "$UEVM" verify -r --json --hmac-key "raw:$KEY" "$R")
+json=$(timeout 120 "$UEVM" verify -r --json --hmac-key "raw:$KEY" "$R")
 expect_eq "tampered special objects: exit 1" 1 $?
 expect_eq "tampered special objects: each fails with invalid-HMAC" \
 	"$R/chr fail invalid-HMAC|$R/fifo fail invalid-HMAC|$R/link fail invalid-HMAC|$R/sock fail invalid-HMAC" \

@@ -81,10 +81,8 @@ m[0:4] = b"DATA"
 m.close()
 os.close(fd)
 EOF
-for _ in $(seq 1 400); do
-	[ "$(status_field notifications)" -gt "$n0" ] && break
-	sleep 0.05
-done
+notified() { [ "$(status_field notifications)" -gt "$n0" ]; }
+wait_for "$WAIT_S" "uevmd to be notified of the write through the mapping" notified
 expect_eq "a root-read file changed through a mapping reads (legitimate)" ok \
 	"$(open_result "$MNT/rootfile")"
 check "  and the read of the new content was measured" measured "$(sha "$MNT/rootfile")" "$MNT/rootfile"

@@ -32,7 +32,7 @@ echo "offline change" >>"$MNT/data/bad"
 # start_fails WHY: uevmd must refuse to start; its output must match WHY.
 start_fails() {
 	local out rc
-	out=$(timeout 30 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
+	out=$(timeout 120 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
 	rc=$?
 	check "$1: uevmd refuses to start (exit $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
 	expect_match "  it names the file and the cause" "$2" "$out"

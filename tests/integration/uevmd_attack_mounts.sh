@@ -37,7 +37,7 @@ mkdir -p "$T/bind"
 # ---- mount = in enforce mode: refused ------------------------------------------------------
 write_conf
 sed -i "s|^filesystem = .*|mount = $MNT|" "$CONF"
-out=$(timeout 20 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
+out=$(timeout 120 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
 rc=$?
 expect_eq "uevmd with 'mount =' in enforce mode refuses to start (exit 2)" 2 "$rc"
 expect_match "  and says why and what to use" \

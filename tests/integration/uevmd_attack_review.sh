@@ -63,7 +63,10 @@ chmod 4755 "$MNT/home/planted"
 
 # One worker, which one user may hold whole: the helper keeps it busy with
 # a big file of its own while its forged open waits.
-write_conf "workers = 1" "worker_share = 1"
+# The forged open is decided by appraisal after the big file's hash, not
+# by the deadline: a generous one (the default 5 s ran out under load, and
+# the open was refused as late, with no missing-hash record).
+DEADLINE_MS=60000 write_conf "workers = 1" "worker_share = 1"
 start_uevmd || { fail "uevmd starts"; exit 1; }
 
 # ---- 1. openat2 flags rewritten while the open waits ---------------------------------------
@@ -94,6 +97,7 @@ expect_eq "offline: the files written with openat2 verify PASS" "pass pass" \
 
 # ---- 2. flooding the keeper's socket -------------------------------------------------------------
 # A 1 s watchdog (the keeper's own WatchdogSec): a lost ping shows quickly.
+write_conf "workers = 1" "worker_share = 1"	# the default deadline again
 WATCHDOG_USEC=1000000 start_uevmd --supervise || { fail "uevmd --supervise starts"; exit 1; }
 c1=$("$UEVM" status --socket "$SOCK" | sed -n 's/^pid: //p')
 # The attacker floods every abstract socket of uevmd it can see, from four
@@ -144,14 +148,9 @@ EOF
 flood=$!
 # Wait until the threads are all blocked in their opens (or uevmd refused
 # some at once: the overload counter moves).
-for _ in $(seq 1 200); do
-	grep -q started "$T/slots.out" && break
-	sleep 0.05
-done
-for _ in $(seq 1 200); do
-	[ "$(status_field queued)" -ge 1000 ] || [ "$(status_field overload)" -gt 0 ] && break
-	sleep 0.05
-done
+wait_for "$WAIT_S" "the 1100 opener threads to start" grep -q started "$T/slots.out"
+flooded() { [ "$(status_field queued)" -ge 1000 ] || [ "$(status_field overload)" -gt 0 ]; }
+wait_for "$WAIT_S" "1000 opens queued or the overload counter moving" flooded
 expect_eq "one user's 1100 pending opens: root's open of a good file still works" ok \
 	"$(open_result "$MNT/home/appended")"
 expect_eq "  and root's tampered file is refused" EPERM "$(open_result "$MNT/home/planted.bad")"

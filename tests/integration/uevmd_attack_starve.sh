@@ -28,7 +28,7 @@ for i in $(seq 1 30); do echo "victim $i" >"$MNT/victim/f$i"; done
 
 # ---- on_timeout = allow with an appraising policy: refused ---------------------------------
 write_conf "on_timeout = allow"
-out=$(timeout 20 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
+out=$(timeout 120 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
 rc=$?
 check "on_timeout = allow with a policy that appraises: uevmd refuses to start ($rc)" \
 	test "$rc" -ne 0 -a "$rc" -ne 124
@@ -59,22 +59,12 @@ stop_hogs() {
 	rm -f "$T/stop"
 }
 on_exit "touch '$T/stop'; wait"
-# wait_idle: until no worker is busy and no label update pending (120 s).
-wait_idle() {
-	for _ in $(seq 1 2400); do
-		[ "$(status_field busy)" = 0 ] && [ "$(status_field relabel_pending)" = 0 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# wait_busy N: until N workers are busy (60 s at most).
-wait_busy() {
-	for _ in $(seq 1 1200); do
-		[ "$(status_field busy)" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_idle: until no worker is busy and no label update pending.
+idle() { [ "$(status_field busy)" = 0 ] && [ "$(status_field relabel_pending)" = 0 ]; }
+wait_idle() { wait_quiet "$WAIT_S" idle; }
+# wait_busy N: until N workers are busy.
+busy() { [ "$(status_field busy)" -ge "$1" ]; }
+wait_busy() { wait_quiet "$WAIT_S" busy "$1"; }
 
 HOGS=
 CATS=

@@ -140,10 +140,8 @@ os.close(fd)' "$1"
 printf 'appraise func=FILE_CHECK\nmeasure func=FILE_CHECK mask=MAY_READ pcr=11\n' >"$T/p_tree"
 write_once "$T/tree/ima/policy" <"$T/p_tree"
 expect_eq "a policy written to the tree's ima/policy loads" 0 $?
-for _ in $(seq 1 400); do
-	"$UEVM" status --socket "$SOCK" | grep -q "policy: control tree (2 rules)" && break
-	sleep 0.05
-done
+tree_policy() { "$UEVM" status --socket "$SOCK" | grep -q "policy: control tree (2 rules)"; }
+wait_quiet "$WAIT_S" tree_policy
 expect_match "  uevm status sees it" "policy: control tree \(2 rules\)" "$("$UEVM" status --socket "$SOCK")"
 cat "$MNT/c/good" >/dev/null
 check "  its ignore marks were dropped (the file is seen again)" \
@@ -169,16 +167,11 @@ NAME="@uevmd-test-$$-$RANDOM"
 python3 "$T/notify.py" "$NAME" "$T/notify.out" &
 NPID=$!
 on_exit "kill $NPID 2>/dev/null; wait $NPID 2>/dev/null"
-for _ in $(seq 1 100); do [ -e "$T/notify.out.ready" ] && break; sleep 0.05; done
+wait_for "$WAIT_S" "the notify socket stand-in to bind" test -e "$T/notify.out.ready"
 write_conf
-# wait_notify REGEX COUNT: until the notify socket got COUNT such lines (20 s at most).
-wait_notify() {
-	for _ in $(seq 1 400); do
-		[ "$(grep -c -- "$1" "$T/notify.out")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_notify REGEX COUNT: until the notify socket got COUNT such lines.
+notified() { [ "$(grep -c -- "$1" "$T/notify.out")" -ge "$2" ]; }
+wait_notify() { wait_quiet "$WAIT_S" notified "$@"; }
 NOTIFY_SOCKET=$NAME WATCHDOG_USEC=400000 start_uevmd || fail "uevmd starts under a notify socket"
 check "  WATCHDOG=1 comes again and again (3 pings at WatchdogSec 400 ms)" \
 	wait_notify '^WATCHDOG=1$' 3
@@ -188,7 +181,11 @@ expect_match "  STATUS= says what is enforced" "^STATUS=enforcing 1 watch" "$(ca
 check "  STOPPING=1 on SIGTERM" wait_notify '^STOPPING=1$' 1
 : >"$T/notify.out"
 NOTIFY_SOCKET=$NAME WATCHDOG_USEC=400000 WATCHDOG_PID=1 start_uevmd
-sleep 0.6
+# From READY=1 on, a watchdog would ping every 200 ms.  No event marks a
+# ping not sent, so this one negative window stays: six intervals.  Load
+# can only make it catch fewer pings (a missed failure), never fail it.
+wait_for "$WAIT_S" "READY=1 from the second uevmd" notified '^READY=1$' 1
+sleep 1.2
 stop_uevmd
 expect_eq "  no pings when WATCHDOG_PID names another process" 0 \
 	"$(grep -c '^WATCHDOG=1$' "$T/notify.out")"

@@ -24,20 +24,15 @@ truncate -s 8G "$D/big"		# unlabelled: hashed for seconds, then refused
 
 child_pid() { "$UEVM" status --socket "$SOCK" 2>/dev/null | sed -n 's/^pid: //p'; }
 # wait_new_child OLD: until a uevmd other than OLD answers the socket.
+new_child() { local c; c=$(child_pid); [ -n "$c" ] && [ "$c" != "$1" ]; }
 wait_new_child() {
-	local c
-	for _ in $(seq 1 600); do
-		c=$(child_pid)
-		[ -n "$c" ] && [ "$c" != "$1" ] && { echo "$c"; return 0; }
-		sleep 0.05
-	done
-	return 1
+	wait_quiet "$WAIT_S" new_child "$1" && child_pid
 }
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
 # ---- on_exit = refuse needs a keeper ---------------------------------------------------------
 write_conf "on_exit = refuse"
-out=$(timeout 20 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
+out=$(timeout 120 "$UEVMD" -c "$CONF" -f 2>&1 </dev/null)
 rc=$?
 check "on_exit = refuse without a keeper: uevmd refuses to start ($rc)" test "$rc" = 1
 expect_match "  and says to run it supervised" "uevmd --supervise" "$out"
@@ -65,20 +60,11 @@ kill -STOP "$c1"
 p1=$!
 (open_result "$D/good" >"$T/r.good") &
 p2=$!
-# in_open FILE: a cat of FILE is blocked in its open (openat, 257), waiting
-# for an answer from the group.
-in_open() {
-	local p
-	for p in $(pgrep -f -- "cat -- $1\$"); do
-		[ "$(cut -d' ' -f1 /proc/$p/syscall 2>/dev/null)" = 257 ] && return 0
-	done
-	return 1
-}
-for _ in $(seq 1 400); do
-	in_open "$D/bad3" && in_open "$D/good" && break
-	sleep 0.05
-done
-check "  the two opens wait in the group while uevmd is stopped" in_open "$D/bad3"
+# (in_open, uevmd_lib.sh: the cat waits in its open for an answer from
+# the group)
+both_in_open() { in_open "$D/bad3" && in_open "$D/good"; }
+wait_quiet "$WAIT_S" both_in_open
+check "  the two opens wait in the group while uevmd is stopped" both_in_open
 t0=$(date +%s%N)
 kill -9 "$c1"
 wait $p1 $p2
@@ -94,10 +80,8 @@ check "a new uevmd runs" test -n "$c2"
 # ---- a kill -9 in the middle of a hash: that open is refused, not allowed ------------------------
 (open_result "$D/big" >"$T/r.big") &
 pb=$!
-for _ in $(seq 1 600); do
-	[ "$(status_field busy)" -ge 1 ] && break
-	sleep 0.05
-done
+hashing() { [ "$(status_field busy)" -ge 1 ]; }
+wait_for "$WAIT_S" "a worker busy hashing the 8G file" hashing
 t0=$(date +%s%N)
 kill -9 "$c2"
 # Opens of tampered files all through the restart: none may pass.
@@ -117,21 +101,21 @@ echo "measured: kill -9 in a hash to a new uevmd answering: $(ms_since "$t0") ms
 # ---- a clean stop ends it: opens are no longer held ------------------------------------------------
 stop_uevmd
 check "after a clean stop nothing is left waiting (supervisor gone)" \
-	test "$(timeout 10 cat "$D/good" 2>/dev/null)" = good
+	test "$(timeout 60 cat "$D/good" 2>/dev/null)" = good
 
 # ---- a daemon that cannot start again: the supervisor gives up ---------------------------------------
 start_uevmd --supervise || { fail "uevmd --supervise starts again"; exit 1; }
 SUP=$UEVMD_PID
 mv "$T/policy" "$T/policy.away"
 kill -9 "$(child_pid)"
-for _ in $(seq 1 600); do kill -0 "$SUP" 2>/dev/null || break; sleep 0.05; done
+wait_for "$WAIT_S" "the supervisor to give up" uevmd_gone "$SUP"
 wait "$SUP" 2>/dev/null
 rc=$?
 UEVMD_PID=
 check "a daemon failing three times at start: the supervisor gives up (exit $rc)" test "$rc" = 1
 expect_match "  and says what that means" "giving up; the kernel now allows every open" \
 	"$(cat "$T/uevmd.out")"
-expect_eq "  opens are no longer held" ok "$(timeout 10 cat "$D/good" >/dev/null 2>&1 && echo ok)"
+expect_eq "  opens are no longer held" ok "$(timeout 60 cat "$D/good" >/dev/null 2>&1 && echo ok)"
 mv "$T/policy.away" "$T/policy"
 
 # ---- the shipped unit runs uevmd under its keeper ----------------------------------------------

@@ -34,7 +34,8 @@ expect_eq "a labelled file reads through it" hello "$(cat "$M/a")"
 n1=$(cat "$T/sec/ima/runtime_measurements_count")
 expect_eq "measured: boot_aggregate and the file" 2 "$n1"
 fusermount3 -u "$M"
-for _ in $(seq 1 100); do ufs_mounted "$T/sec" fuse.uevm-securityfs || break; sleep 0.05; done
+sec_gone() { ! ufs_mounted "$T/sec" fuse.uevm-securityfs; }
+wait_quiet "$WAIT_S" sec_gone
 check "the background uevmfs unmounts its control tree when it ends" \
 	bash -c "! grep -q ' $T/sec ' /proc/mounts"
 
@@ -63,7 +64,7 @@ if "$UEVM" key generate --out "$PASSFILE" --passphrase-fd 3 --kdf-ops 1 --kdf-me
 		-o securityfs=none,ml=none,nosyslog 3<"$T/pw" 2>>"$T/uevmfs.stderr" &
 	UFS_PID=$!
 	UFS_PIDS+=("$UFS_PID")
-	for _ in $(seq 1 200); do ufs_mounted "$M" fuse.uevmfs && break; sleep 0.05; done
+	wait_for "$WAIT_S" "uevmfs to mount with a passphrase key" ufs_up_or_gone "$M" "$UFS_PID"
 	expect_eq "a passphrase-protected key (--hmac-key passphrase:...)" protected "$(cat "$M/f" 2>&1)"
 	ufs_umount "$M"
 else

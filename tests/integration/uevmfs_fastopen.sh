@@ -95,10 +95,8 @@ ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,evm=0,securityfs=$C,
 expect_eq "evm=0: the owner-changed file reads (content matches)" "owner changed offline" \
 	"$(cat "$M/owner" 2>&1)"
 echo 1 >"$C/evm"
-for _ in $(seq 1 400); do
-	cat "$M/owner" >/dev/null 2>&1 || break
-	sleep 0.05
-done
+owner_refused() { ! cat "$M/owner" >/dev/null 2>&1; }
+wait_quiet "$WAIT_S" owner_refused
 expect_match "after echo 1 > evm: its cached pages are dropped, the read is refused" \
 	'Permission denied' "$(cat "$M/owner" 2>&1)"
 expect_match "  audited cause=invalid-HMAC" 'cause=invalid-HMAC' \

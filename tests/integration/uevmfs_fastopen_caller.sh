@@ -36,11 +36,7 @@ OPTS="key=raw:$KEY,audit_log=$T/audit.log,nosyslog"
 pid=$!
 UFS_PIDS+=("$pid")
 UFS_MOUNTS+=("$M")
-for _ in $(seq 1 200); do
-	ufs_mounted "$M" fuse.uevmfs && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.05
-done
+wait_quiet "$WAIT_S" ufs_up_or_gone "$M" "$pid"
 if ufs_mounted "$M" fuse.uevmfs; then
 	fail "fastopen with a caller-dependent policy: nothing is mounted" "mounted"
 	expect_eq "fastopen, caller-dependent policy: root's read after nobody's is refused" \

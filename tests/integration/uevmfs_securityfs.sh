@@ -126,10 +126,12 @@ err=$(echo 'measure' 2>&1 >"$C/ima/policy")
 expect_match "policy: a second writer is refused (EBUSY)" 'Device or resource busy' "$err"
 exec 7>&-
 # FUSE sends the RELEASE that ends the first session after close()
-# returned: retry while it is still busy.
-for i in $(seq 1 100); do
+# returned: retry while it is still busy (WAIT_S at most).
+end=$((SECONDS + WAIT_S))
+while :; do
 	err=$(printf 'measure func=FILE_CHECK\nappraise func=FILE_CHECK fowner=0\n' 2>&1 >"$C/ima/policy") && break
-	case $err in *busy*) sleep 0.05 ;; *) break ;; esac
+	case $err in *busy*) [ "$SECONDS" -lt "$end" ] && sleep 0.05 && continue ;; esac
+	break
 done
 expect_eq "policy: a good policy loads" "" "$err"
 expect_eq "  and reads back" "measure func=FILE_CHECK 

@@ -117,11 +117,7 @@ expect_eq "over SOURCE: uevmfs exits 0 after the unmount" 0 $?
 UFS_PID=$!
 UFS_PIDS+=("$UFS_PID")
 UFS_MOUNTS+=("$S")
-for _ in $(seq 1 200); do
-	ufs_mounted "$S" fuse.uevmfs && break
-	kill -0 "$UFS_PID" 2>/dev/null || break
-	sleep 0.05
-done
+wait_quiet "$WAIT_S" ufs_up_or_gone "$S" "$UFS_PID"
 check "uevmfs DIR: mounted over DIR" ufs_mounted "$S" fuse.uevmfs
 expect_match "uevmfs DIR: the planted link is refused" "Permission denied" "$("$S/bin/prog" 2>&1)"
 expect_match "uevmfs DIR: audited by the payload's name" "op=appraise_data" \
