@@ -13,31 +13,6 @@ struct clear_state {
 	atomic_ulong errors;
 };
 
-/* Text: errors went to standard error; -v lists the rest. */
-static void clear_text(FILE *fp, const struct report_obj *o, void *arg)
-{
-	(void)arg;
-	if (o->error)
-		return;
-	fputs("cleared ", fp);
-	fput_path(fp, o->path);
-	fputc('\n', fp);
-}
-
-static void clear_error(struct clear_state *s, const char *path,
-			const struct stat *st, const char *what, int err)
-{
-	struct report_obj obj = { .path = path, .st = st };
-	const char *why = uevm_last_error();
-	char msg[600];
-
-	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
-	obj.error = msg;
-	file_error(path, what, err);
-	atomic_fetch_add(&s->errors, 1);
-	report_object(&s->report, &obj);
-}
-
 static int clear_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
@@ -47,7 +22,7 @@ static int clear_one(const struct uevm_file *f, const char *path, int err,
 
 	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		clear_error(s, path, NULL, "cannot open", err);
+		report_error(&s->report, &s->errors, path, NULL, "cannot open", err);
 		return 0;
 	}
 	/* security.evm first: a file never keeps an HMAC over a hash that
@@ -57,7 +32,7 @@ static int clear_one(const struct uevm_file *f, const char *path, int err,
 
 		if (r && r != -ENODATA && r != -EOPNOTSUPP) {
 			uevm_clear_last_error();
-			clear_error(s, path, &f->st, names[i], r);
+			report_error(&s->report, &s->errors, path, &f->st, names[i], r);
 			return 0;
 		}
 	}
@@ -97,7 +72,7 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	report_init(&s.report, "clear", report_format_of(o.json, o.ndjson),
 		    report_level_of(&o), (const char *const *)argv + optind,
-		    (size_t)(argc - optind), clear_text, NULL);
+		    (size_t)(argc - optind), report_status_text, NULL);
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, clear_one, &s);
 	{

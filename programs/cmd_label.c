@@ -72,35 +72,6 @@ static void manifest_hook(struct label_state *s, const struct uevm_file *f,
 	}
 }
 
-/* Text: errors went to standard error; -v lists the rest. */
-static void label_text(FILE *fp, const struct report_obj *o, void *arg)
-{
-	(void)arg;
-	if (o->error)
-		return;
-	fprintf(fp, "%s ", o->status);
-	fput_path(fp, o->path);
-	if (o->detail) {
-		fputs(": ", fp);
-		fput_text(fp, o->detail);
-	}
-	fputc('\n', fp);
-}
-
-static void label_error(struct label_state *s, const char *path,
-			const struct stat *st, const char *what, int err)
-{
-	struct report_obj obj = { .path = path, .st = st };
-	const char *why = uevm_last_error();
-	char msg[600];
-
-	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
-	obj.error = msg;
-	file_error(path, what, err);
-	atomic_fetch_add(&s->errors, 1);
-	report_object(&s->report, &obj);
-}
-
 static int label_one(const struct uevm_file *f, const char *path, int err,
 		     void *arg)
 {
@@ -110,7 +81,7 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 
 	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		label_error(s, path, NULL, "cannot open", err);
+		report_error(&s->report, &s->errors, path, NULL, "cannot open", err);
 		return 0;
 	}
 	obj.st = &f->st;
@@ -128,7 +99,7 @@ static int label_one(const struct uevm_file *f, const char *path, int err,
 	ret = uevm_label_file(s->ctx, f);
 	if (ret) {
 		/* No manifest is written for a tree with errors. */
-		label_error(s, path, &f->st, "not labelled", ret);
+		report_error(&s->report, &s->errors, path, &f->st, "not labelled", ret);
 		return 0;
 	}
 	if (s->mf)
@@ -222,7 +193,7 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	s.ctx = ctx;
 	report_init(&s.report, "label", report_format_of(o.json, o.ndjson),
 		    report_level_of(&o), (const char *const *)argv + optind,
-		    (size_t)(argc - optind), label_text, NULL);
+		    (size_t)(argc - optind), report_status_text, NULL);
 	progress_start(&s.progress, "labelling");
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, label_one, &s);

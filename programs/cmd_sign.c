@@ -31,35 +31,6 @@ struct sign_state {
 	atomic_ulong errors;
 };
 
-/* Text: errors went to standard error; -v lists the rest. */
-static void sign_text(FILE *fp, const struct report_obj *o, void *arg)
-{
-	(void)arg;
-	if (o->error)
-		return;
-	fprintf(fp, "%s ", o->status);
-	fput_path(fp, o->path);
-	if (o->detail) {
-		fputs(": ", fp);
-		fput_text(fp, o->detail);
-	}
-	fputc('\n', fp);
-}
-
-static void sign_error(struct sign_state *s, const char *path,
-		       const struct stat *st, const char *what, int err)
-{
-	struct report_obj obj = { .path = path, .st = st };
-	const char *why = uevm_last_error();
-	char msg[600];
-
-	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
-	obj.error = msg;
-	file_error(path, what, err);
-	atomic_fetch_add(&s->errors, 1);
-	report_object(&s->report, &obj);
-}
-
 static int sign_one(const struct uevm_file *f, const char *path, int err,
 		    void *arg)
 {
@@ -70,7 +41,7 @@ static int sign_one(const struct uevm_file *f, const char *path, int err,
 
 	atomic_fetch_add(&s->total, 1);
 	if (err) {
-		sign_error(s, path, NULL, "cannot open", err);
+		report_error(&s->report, &s->errors, path, NULL, "cannot open", err);
 		return 0;
 	}
 	obj.st = &f->st;
@@ -86,7 +57,7 @@ static int sign_one(const struct uevm_file *f, const char *path, int err,
 		return 0;
 	}
 	if (ret) {
-		sign_error(s, path, &f->st, "not signed", ret);
+		report_error(&s->report, &s->errors, path, &f->st, "not signed", ret);
 		return 0;
 	}
 	atomic_fetch_add(&s->signed_n, 1);
@@ -269,7 +240,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	s.signer = signer;
 	report_init(&s.report, "sign", report_format_of(o.json, o.ndjson),
 		    report_level_of(&o), (const char *const *)argv + optind,
-		    (size_t)(argc - optind), sign_text, NULL);
+		    (size_t)(argc - optind), report_status_text, NULL);
 	progress_start(&s.progress, "signing");
 	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, sign_one, &s);

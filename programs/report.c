@@ -486,3 +486,32 @@ void report_weak_algo(const char *command, int algo)
 			  "changing the label; use sha256 or stronger",
 			  command, uevm_hash_algo_name(algo));
 }
+
+/* label, sign, clear: "STATUS PATH[: DETAIL]"; errors went to stderr. */
+void report_status_text(FILE *fp, const struct report_obj *o, void *arg)
+{
+	(void)arg;
+	if (o->error)
+		return;
+	fprintf(fp, "%s ", o->status);
+	fput_path(fp, o->path);
+	if (o->detail) {
+		fputs(": ", fp);
+		fput_text(fp, o->detail);
+	}
+	fputc('\n', fp);
+}
+
+void report_error(struct report *r, atomic_ulong *errors, const char *path,
+		  const struct stat *st, const char *what, int err)
+{
+	struct report_obj obj = { .path = path, .st = st };
+	const char *why = uevm_last_error();
+	char msg[600];
+
+	snprintf(msg, sizeof(msg), "%s: %s", what, *why ? why : strerror(-err));
+	obj.error = msg;
+	file_error(path, what, err);
+	atomic_fetch_add(errors, 1);
+	report_object(r, &obj);
+}

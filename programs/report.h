@@ -14,6 +14,7 @@
 #define UEVM_REPORT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -98,6 +99,14 @@ void report_object(struct report *r, const struct report_obj *obj);
 int report_finish(struct report *r, const struct report_count *counts,
 		  size_t ncounts);
 void report_free(struct report *r);
+
+/* The text of label, sign and clear: "STATUS PATH[: DETAIL]" per object
+ * (their errors are on stderr already). */
+void report_status_text(FILE *fp, const struct report_obj *obj, void *arg);
+/* An object that could not be handled: "uevm: PATH: WHAT: why" on stderr,
+ * counted in ERRORS, and its record with the error. */
+void report_error(struct report *r, atomic_ulong *errors, const char *path,
+		  const struct stat *st, const char *what, int err);
 
 /* Pick the format from --json / --ndjson. */
 static inline enum report_format report_format_of(bool json, bool ndjson)
