@@ -30,7 +30,11 @@ WARNINGS    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral 
 CFLAGS      ?= -O2 -g
 ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARNINGS) $(SANFLAGS) \
                -fstack-protector-strong -D_FORTIFY_SOURCE=2 $(CFLAGS)
-LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
+# The library: one folder per subsystem, as the kernel's security/integrity/
+# (lib/evm, lib/ima, lib/integrity, ...), its shared parts at the top.
+LIB_DIRS    := lib $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.c))))
+LIB_INC     := $(addprefix -I,$(LIB_DIRS))
+LIB_CFLAGS  := $(ALL_CFLAGS) $(LIB_INC) -fPIC -fvisibility=hidden
 LDLIBS      := -lcrypto -lkeyutils -lpthread
 # Areas that need further libraries add them here, one line each.
 LDLIBS      += -lsodium
@@ -43,13 +47,16 @@ LDFLAGS     += $(SANFLAGS)
 SOVERSION   := 0
 VERSION     := $(shell sed -n 's/^\#define UEVM_VERSION "\(.*\)"/\1/p' include/uevm/uevm.h)
 
-LIB_SRC     := $(sort $(wildcard lib/*.c))
+LIB_SRC     := $(sort $(wildcard lib/*.c lib/*/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(B)/%.o)
-PROG_SRC    := $(sort $(wildcard programs/*.c))
+# uevm's command line and its evmctl mode, linked into one binary.
+PROG_DIRS   := programs/uevm programs/evmctl
+PROG_INC    := $(addprefix -I,$(PROG_DIRS))
+PROG_SRC    := $(sort $(foreach d,$(PROG_DIRS),$(wildcard $(d)/*.c)))
 PROG_OBJ    := $(PROG_SRC:%.c=$(B)/%.o)
 UNIT_SRC    := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN    := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-HDRS        := $(wildcard include/uevm/*.h lib/*.h programs/*.h tests/unit/*.h)
+HDRS        := $(wildcard include/uevm/*.h lib/*.h lib/*/*.h $(PROG_DIRS:%=%/*.h) tests/unit/*.h)
 
 STATIC_LIB  := $(B)/libuevm.a
 SHARED_LIB  := $(B)/libuevm.so.$(SOVERSION)
@@ -74,7 +81,7 @@ $(B)/lib/%.o: lib/%.c $(HDRS)
 
 $(B)/programs/%.o: programs/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(PROG_INC) -c -o $@ $<
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -89,7 +96,7 @@ $(UEVM): $(PROG_OBJ) $(STATIC_LIB)
 
 $(B)/tests/%: tests/unit/%.c $(STATIC_LIB) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
 $(B)/uevm.pc: uevm.pc.in include/uevm/uevm.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -172,21 +179,21 @@ uninstall-uevmfs:
 bench-uevmfs: all
 	bench/uevmfs.sh $(B)
 
-# uevmd, the fanotify daemon: a second binary from daemon/, its systemd unit
-# from dist/.  `make bench-uevmd` runs bench/uevmd.sh (root, loop mount).
-UEVMD_SRC   := $(sort $(wildcard daemon/*.c))
+# uevmd, the fanotify daemon: a third binary from programs/uevmd/, with its
+# systemd unit and example configuration.  `make bench-uevmd` runs bench/uevmd.sh (root, loop mount).
+UEVMD_SRC   := $(sort $(wildcard programs/uevmd/*.c))
 UEVMD_OBJ   := $(UEVMD_SRC:%.c=$(B)/%.o)
 UEVMD       := $(B)/uevmd
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 .PHONY: install-uevmd uninstall-uevmd bench-uevmd
 all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
-$(B)/daemon/%.o: daemon/%.c $(HDRS) $(wildcard daemon/*.h)
+$(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
-$(B)/uevmd.service: dist/uevmd.service.in
+$(B)/uevmd.service: programs/uevmd/uevmd.service.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
 install-uevmd: $(UEVMD) $(B)/uevmd.service
@@ -195,7 +202,7 @@ install-uevmd: $(UEVMD) $(B)/uevmd.service
 	install -m 755 $(UEVMD) $(DESTDIR)$(BINDIR)/uevmd
 	install -m 644 man/uevmd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(B)/uevmd.service $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service
-	install -m 644 dist/uevmd.conf $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+	install -m 644 programs/uevmd/uevmd.conf $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
 uninstall: uninstall-uevmd
 uninstall-uevmd:
 	rm -f $(DESTDIR)$(BINDIR)/uevmd $(DESTDIR)$(MANDIR)/man8/uevmd.8 \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The TPM 1.2 BIOS event log as evmctl's ima_boot_aggregate reads it
- * (programs/evmctl_eventlog.c).  Property: the replay is deterministic
+ * (programs/evmctl/evmctl_eventlog.c).  Property: the replay is deterministic
  * (same PCRs twice, so nothing depends on uninitialised memory) and agrees
  * with a replay done here on the raw records while they are well formed.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * For targets that link programs/evmctl_eventlog.c: the evmctl mode's
- * state and logging, which live in programs/evmctl_compat.c with the rest
+ * For targets that link programs/evmctl/evmctl_eventlog.c: the evmctl mode's
+ * state and logging, which live in programs/evmctl/evmctl_compat.c with the rest
  * of the command line.  Messages are formatted (so that a bad format or
  * argument still trips the sanitizers) and dropped.
  */

@@ -27,7 +27,7 @@ fuzz: fuzz-build
 
 $(FUZZ_B)/lib/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -fPIC -fvisibility=hidden \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -fPIC -fvisibility=hidden \
 		$(shell pkg-config --cflags fuse3) -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
@@ -36,20 +36,20 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJ)
 
 $(FUZZ_B)/%: fuzz/%.c fuzz/fuzz.h fuzz/test_certs.h $(FUZZ_LIB) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ilib -Ifuzz -Iprograms -Idaemon \
-		-o $@ $< $(filter programs/%.c daemon/%.c,$^) $(FUZZ_LIB) $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(LIB_INC) -Ifuzz $(PROG_INC) -Iprograms/uevmd \
+		-o $@ $< $(filter programs/%.c,$^) $(FUZZ_LIB) $(LDLIBS)
 
 # Targets for parsers of the command line and of uevmd: the parser's own
 # .c file is compiled into the target (and nothing else of the program).
-$(FUZZ_B)/pcr_file: programs/pcr_file.c programs/pcr_file.h \
-	programs/evmctl_eventlog.c programs/evmctl.h fuzz/evmctl_stubs.h
-$(FUZZ_B)/bios_log: programs/evmctl_eventlog.c programs/evmctl.h fuzz/evmctl_stubs.h
-$(FUZZ_B)/uevmd_control: daemon/control_parse.c daemon/uevmd.h
-$(FUZZ_B)/uevmd_conf: daemon/config.c daemon/uevmd.h
-$(FUZZ_B)/manifest: programs/manifest.c programs/manifest.h
+$(FUZZ_B)/pcr_file: programs/uevm/pcr_file.c programs/uevm/pcr_file.h \
+	programs/evmctl/evmctl_eventlog.c programs/evmctl/evmctl.h fuzz/evmctl_stubs.h
+$(FUZZ_B)/bios_log: programs/evmctl/evmctl_eventlog.c programs/evmctl/evmctl.h fuzz/evmctl_stubs.h
+$(FUZZ_B)/uevmd_control: programs/uevmd/control_parse.c programs/uevmd/uevmd.h
+$(FUZZ_B)/uevmd_conf: programs/uevmd/config.c programs/uevmd/uevmd.h
+$(FUZZ_B)/manifest: programs/uevm/manifest.c programs/uevm/manifest.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h
 # The escaping of names in the commands' reports.
-$(FUZZ_B)/report_escape: programs/prog_util.c programs/report.c programs/prog.h \
-	programs/report.h
+$(FUZZ_B)/report_escape: programs/uevm/prog_util.c programs/uevm/report.c programs/uevm/prog.h \
+	programs/uevm/report.h

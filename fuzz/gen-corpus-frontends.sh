@@ -6,7 +6,7 @@
 # tpm2_pcrread, in its own form and in the "PCR-NN: HEX" form that evmctl
 # reads; the TPM 1.2 BIOS log is built here (no tool writes one without a
 # TPM 1.2 machine) with the events firmware logs, each digest the SHA-1 of
-# its data; the configuration is dist/uevmd.conf.
+# its data; the configuration is programs/uevmd/uevmd.conf.
 #   fuzz/gen-corpus-frontends.sh
 set -eu
 
@@ -81,7 +81,7 @@ open(os.path.join(d, 'short-data'), 'wb').write(ev(1, EV_POST_CODE, b'abcdef')[:
 PY
 
 # ---- uevmd_conf: the example configuration and one of each key -------------
-seed uevmd_conf dist-uevmd.conf <"$src/../dist/uevmd.conf"
+seed uevmd_conf dist-uevmd.conf <"$src/../programs/uevmd/uevmd.conf"
 seed uevmd_conf every-key <<'CONF'
 mount = /srv
 filesystem = /

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Manifests of labelled trees (programs/manifest.c): what `uevm verify
+ * Manifests of labelled trees (programs/uevm/manifest.c): what `uevm verify
  * --manifest` and `uevm diff` read before (the trailer) and after (the
  * entries) authenticating them.  Properties: the entries of an accepted
  * manifest serialise back to exactly the bytes the trailer covers (one

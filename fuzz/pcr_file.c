@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * PCR value files: `uevm measurements verify --pcrs` (programs/pcr_file.c,
+ * PCR value files: `uevm measurements verify --pcrs` (programs/uevm/pcr_file.c,
  * every bank) and evmctl's ima_measurement --pcrs and sysfs form
- * (programs/evmctl_eventlog.c, SHA-1 and SHA-256).  Property: what
+ * (programs/evmctl/evmctl_eventlog.c, SHA-1 and SHA-256).  Property: what
  * pcr_file_parse accepts, written back as "PCR-NN: <hex>" lines, parses
  * to the same values.
  */

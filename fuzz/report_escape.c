@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * How the uevm commands print names from the disk (programs/prog_util.c,
- * programs/report.c).  Properties, for any bytes:
+ * How the uevm commands print names from the disk (programs/uevm/prog_util.c,
+ * programs/uevm/report.c).  Properties, for any bytes:
  *  - str_is_utf8 agrees with a decoder written from RFC 3629;
  *  - fput_path's text decodes back to the exact bytes (\\ \n \t \r \xHH
  *    \uXXXX), with no raw control byte;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Writes to the control tree (lib/securityfs.c) through the library API,
+ * Writes to the control tree (lib/securityfs/securityfs.c) through the library API,
  * as uevmfs and uevmd's tree serve them: one open of evm, evm_xattrs or
  * ima/policy, a series of writes, a flush, a release.
  *

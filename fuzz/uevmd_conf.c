@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * uevmd's configuration file (daemon/config.c): "key = value" lines.
+ * uevmd's configuration file (programs/uevmd/config.c): "key = value" lines.
  * Properties: only the documented error codes; what is accepted stays in
  * the documented ranges; every string is freed by uevmd_config_free.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * uevmd's control requests as they come off the socket
- * (daemon/control_parse.c), then the argument checks serve() makes
+ * (programs/uevmd/control_parse.c), then the argument checks serve() makes
  * (integrity_mode_parse for enable/mode, the bank name for measurements).
  * Properties: at most CONTROL_MAX_ARGS non-empty words inside the buffer,
  * none holding a space or a newline; the verb is the first word's.

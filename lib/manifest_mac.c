@@ -2,7 +2,7 @@
 /*
  * The MAC that authenticates a manifest of a labelled tree (uevm label
  * --manifest).  Its key is derived from the EVM HMAC key with a label of
- * its own, as lib/ima_ml_mac.c does for measurement lists: the EVM key
+ * its own, as lib/ima/ima_ml_mac.c does for measurement lists: the EVM key
  * itself never MACs anything but EVM's data, and a manifest MAC cannot be
  * turned into a list record or the other way round.  The derived key only
  * lives in locked memory for the duration of one call.

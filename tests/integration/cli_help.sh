@@ -73,11 +73,11 @@ expect_match "key, policy and measurements have subcommands" \
 # ---- every accepted option is described, every described one accepted -----
 # Where each command's getopt table is: new commands need a line here.
 declare -A SRC=(
-	[label]=cmd_label.c [verify]=cmd_verify.c [hmac]=cmd_hmac.c
-	[ima-hash]=cmd_ima_hash.c [sign]=cmd_sign.c [clear]=cmd_clear.c [diff]=cmd_diff.c
-	[key]=cmd_key.c [policy]=cmd_policy.c [policy load]=cmd_uevmd.c
-	[measurements]=cmd_measurements.c [measurements daemon]=cmd_uevmd.c
-	[status]=cmd_uevmd.c [enable]=cmd_uevmd.c [mount]=uevmfs/main.c
+	[label]=uevm/cmd_label.c [verify]=uevm/cmd_verify.c [hmac]=uevm/cmd_hmac.c
+	[ima-hash]=uevm/cmd_ima_hash.c [sign]=uevm/cmd_sign.c [clear]=uevm/cmd_clear.c [diff]=uevm/cmd_diff.c
+	[key]=uevm/cmd_key.c [policy]=uevm/cmd_policy.c [policy load]=uevm/cmd_uevmd.c
+	[measurements]=uevm/cmd_measurements.c [measurements daemon]=uevm/cmd_uevmd.c
+	[status]=uevm/cmd_uevmd.c [enable]=uevm/cmd_uevmd.c [mount]=uevmfs/main.c
 )
 # long_opts FILE: "name has_arg" for every struct option entry, macros
 # (COMMON_LONG, SIG_VERIFY_LONG) and no_argument (0) expanded by the
@@ -87,7 +87,7 @@ long_opts() {
 	cat "$T/opts.${1//\//_}"
 }
 long_opts_cc() {
-	cc -E -P -std=gnu11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/lib" \
+	cc -E -P -std=gnu11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/lib" -I"$ROOT/programs/uevm" \
 		$(pkg-config --cflags fuse3) "$ROOT/programs/$1" |
 		grep -oE '\{ *"[a-z0-9-]+", *[012],' |
 		sed -E 's/\{ *"([a-z0-9-]+)", *0,/\1 no/; s/\{ *"([a-z0-9-]+)", *[12],/\1 arg/' |

@@ -114,6 +114,6 @@ expect_match "README: make fuzz's default time is FUZZ_TIME=$fuzz_default (fuzz/
 	"make fuzz .*FUZZ_TIME=$fuzz_default s" "$(grep -E '^make fuzz ' "$ROOT/README.md")"
 # The unit `make install` installs is made from the file the Makefile names.
 unit_src=$(grep -oE '^\$\(B\)/uevmd\.service: *[^ ]+' "$ROOT/Makefile" | sed 's/.*: *//')
-expect_match "the Makefile makes uevmd's unit from dist/" '^dist/uevmd\.service' "$unit_src"
+expect_match "the Makefile makes uevmd's unit from programs/uevmd/" '^programs/uevmd/uevmd\.service' "$unit_src"
 expect_eq "README names uevmd's unit by its source, $unit_src" "$unit_src" \
-	"$(grep -oE 'dist/uevmd\.service[.a-z]*' "$ROOT/README.md" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+	"$(grep -oE 'programs/uevmd/uevmd\.service[.a-z]*' "$ROOT/README.md" | sort -u | tr '\n' ' ' | sed 's/ $//')"

@@ -127,7 +127,7 @@ chmod 600 sk/p256.key
 
 # uevmd and uevmfs refuse such keys at start.
 UEVMD=${UEVM_BUILD:-$(dirname "$UEVM")}/uevmd
-out=$("$UEVMD" -c "$TESTS_DIR/../dist/uevmd.conf" -o "key=raw:$T/group.key" \
+out=$("$UEVMD" -c "$TESTS_DIR/../programs/uevmd/uevmd.conf" -o "key=raw:$T/group.key" \
 	-o "measurement_list=$T/example.ml" -o control_tree=none -o audit_syslog=no \
 	-o audit_auditd=no --check 2>&1)
 expect_eq "uevmd: a group-readable key stops the start" 1 $?

@@ -41,10 +41,10 @@ expect_eq "uevmd --check loads configuration, key and policy" 0 $?
 expect_match "  and says so" "policy load \(4 rules\)" "$out"
 # A copy off the root filesystem the example watches (inputs on a watched
 # filesystem must be labelled with the daemon's key: uevmd_attack_config).
-cp "$TESTS_DIR/../dist/uevmd.conf" "$MNT/example.conf"
+cp "$TESTS_DIR/../programs/uevmd/uevmd.conf" "$MNT/example.conf"
 out=$("$UEVMD" -c "$MNT/example.conf" -o "key=raw:$T/key" \
 	-o "measurement_list=$T/example.ml" --check 2>&1)
-expect_eq "the example configuration (dist/uevmd.conf) loads" 0 $?
+expect_eq "the example configuration (programs/uevmd/uevmd.conf) loads" 0 $?
 expect_match "  with its built-in policy" "policy load \([0-9]+ rules\)" "$out"
 echo "appraise func=NO_SUCH_HOOK" >"$T/badpolicy"
 out=$("$UEVMD" -c "$CONF" -o "policy=$T/badpolicy" --check 2>&1)

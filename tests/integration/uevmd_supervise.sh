@@ -120,4 +120,4 @@ mv "$T/policy.away" "$T/policy"
 
 # ---- the shipped unit runs uevmd under its keeper ----------------------------------------------
 expect_match "the systemd unit starts uevmd --supervise" "^ExecStart=.*/uevmd --supervise " \
-	"$(cat "$TESTS_DIR/../dist/uevmd.service.in")"
+	"$(cat "$TESTS_DIR/../programs/uevmd/uevmd.service.in")"

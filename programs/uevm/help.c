@@ -35,7 +35,7 @@
 	{ 0, "root", "DIR", "resolve every PATH beneath DIR; nothing outside it is reached" }, \
 	{ 0, "exclude", "GLOB", "leave out objects whose path matches GLOB (repeatable)" }, \
 	{ 0, "exclude-from", "FILE", "leave out the patterns listed in FILE, one a line" }
-/* Per-object reports (programs/report.c). */
+/* Per-object reports (programs/uevm/report.c). */
 #define JSON_ROWS \
 	{ 0, "json", NULL, "one JSON document on stdout: the objects listed and a summary (uevm(1), JSON OUTPUT)" }, \
 	{ 0, "ndjson", NULL, "one JSON object a line, as each object is done (no order), then the summary" }
@@ -45,7 +45,7 @@
 static const struct help_opt label_opts[] = {
 	WALK_ROWS, ALGO_ROW, VERBOSE_ROW, HMAC_KEY_ROW, HMAC_LAYOUT_ROWS,
 	PATH_ROWS, REPORT_ROWS,
-	/* Manifests (programs/manifest.c). */
+	/* Manifests (programs/uevm/manifest.c). */
 	{ 0, "manifest", "FILE", "also write a manifest of what was labelled to FILE" },
 	{ 0, "sign-key", "KEY", "with --manifest, sign the manifest with this private key" },
 	HELP_ROW, END_ROW,
@@ -60,9 +60,9 @@ static const struct help_opt verify_opts[] = {
 	{ 0, "imasig", NULL, "require a signature in security.ima (appraise_type=imasig)" },
 	{ 0, "fix-evm-sig", NULL, "replace a valid EVM signature (0x03) by the HMAC, as the kernel's fix mode does" },
 	PATH_ROWS, REPORT_ROWS,
-	/* Per-object reports (programs/report.c). */
+	/* Per-object reports (programs/uevm/report.c). */
 	{ 0, "min-hash", "ALGO", "fail a digest or signature in security.ima or security.evm made with a hash weaker than ALGO" },
-	/* Manifests (programs/manifest.c). */
+	/* Manifests (programs/uevm/manifest.c). */
 	{ 0, "manifest", "FILE", "compare the tree with the manifest in FILE too" },
 	HELP_ROW, END_ROW,
 };
@@ -361,7 +361,7 @@ static const struct help_entry entries[] = {
 	{ "enable", NULL,
 	  "Initialises EVM in the running uevmd(8), as echo 1 > evm does, and sets its mode.",
 	  enable_opts },
-	/* Manifests (programs/manifest.c). */
+	/* Manifests (programs/uevm/manifest.c). */
 	{ "diff", NULL,
 	  "Compares two manifests that uevm label --manifest wrote (two labelled releases of a tree), after authenticating both, and explains each difference in words: owner, mode, content, protected xattrs, ACLs, symlink targets, new and deleted objects.",
 	  diff_opts },
