@@ -33,7 +33,7 @@ static const struct uevm_dl_sym audit_syms[] = {
 	{ LIBAUDIT, "audit_log_user_message", (void **)&audit.log_user_message },
 };
 
-static struct uevm_dl audit_dl = UEVM_DL_INIT("the Linux audit log", audit_syms);
+static struct uevm_dl audit_dl = UEVM_DL_INIT("auditd support", audit_syms);
 
 /* The kernel's audit_string_contains_control(): such strings are logged
  * as hex so that a file name cannot forge fields. */

@@ -63,7 +63,7 @@ static const struct uevm_dl_sym sodium_syms[] = {
 	  (void **)&sodium.decrypt },
 };
 
-static struct uevm_dl sodium_dl = UEVM_DL_INIT("passphrase-protected keys", sodium_syms);
+static struct uevm_dl sodium_dl = UEVM_DL_INIT("passphrase key support", sodium_syms);
 
 static int sodium_ready(void)
 {
