@@ -50,7 +50,8 @@ static int read_banks(struct ima_tpm *tpm)
 	TSS2_RC rc;
 
 	rc = uevm_tss.Esys_GetCapability(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE,
-				ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
+					 ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1,
+					 &more, &cap);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_err(rc, "reading the PCR banks");
 	for (UINT32 i = 0; i < cap->data.assignedPCR.count; i++) {
@@ -185,7 +186,8 @@ int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 	}
 	pthread_mutex_lock(&tpm->lock);
 	rc = uevm_tss.Esys_PCR_Extend(tpm->esys, ESYS_TR_PCR0 + (ESYS_TR)pcr,
-			     ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &digests);
+				      ESYS_TR_PASSWORD, ESYS_TR_NONE,
+				      ESYS_TR_NONE, &digests);
 	pthread_mutex_unlock(&tpm->lock);
 	if (rc != TSS2_RC_SUCCESS)
 		return uevm_err(EIO, "TPM: extending PCR %d: %s", pcr,

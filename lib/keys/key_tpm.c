@@ -193,10 +193,11 @@ static int tpm_open(struct tpm *t, const char *tcti)
 		tpm_close(t);
 		return ret;
 	}
-	rc = uevm_tss.Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
-				ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
-				&outside, &none, &t->primary, NULL, NULL, NULL,
-				NULL);
+	rc = uevm_tss.Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER,
+					 ESYS_TR_PASSWORD, ESYS_TR_NONE,
+					 ESYS_TR_NONE, &sens, &tmpl, &outside,
+					 &none, &t->primary, NULL, NULL, NULL,
+					 NULL);
 	if (rc) {
 		int ret = (rc & ~TPM2_RC_N_MASK) == TPM2_RC_BAD_AUTH ||
 				  (rc & ~TPM2_RC_N_MASK) == TPM2_RC_AUTH_FAIL ?
@@ -223,8 +224,9 @@ static int start_session(struct tpm *t, TPM2_SE type, TPMA_SESSION attrs,
 	TSS2_RC rc;
 
 	rc = uevm_tss.Esys_StartAuthSession(t->esys, t->primary, ESYS_TR_NONE,
-				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, type, &sym, TPM2_ALG_SHA256, out);
+					    ESYS_TR_NONE, ESYS_TR_NONE,
+					    ESYS_TR_NONE, NULL, type, &sym,
+					    TPM2_ALG_SHA256, out);
 	if (rc) {
 		*out = ESYS_TR_NONE;
 		return tpm_fail(t, rc, "starting a session");
@@ -247,16 +249,17 @@ static int pcr_policy(struct tpm *t, uint32_t mask, TPM2B_DIGEST *digest)
 
 	pcr_selection(mask, &sel);
 	rc = uevm_tss.Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE,
-				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, TPM2_SE_TRIAL, &sym, TPM2_ALG_SHA256,
-				   &trial);
+					    ESYS_TR_NONE, ESYS_TR_NONE,
+					    ESYS_TR_NONE, NULL, TPM2_SE_TRIAL,
+					    &sym, TPM2_ALG_SHA256, &trial);
 	if (rc)
 		return tpm_fail(t, rc, "starting a trial policy session");
 	rc = uevm_tss.Esys_PolicyPCR(t->esys, trial, ESYS_TR_NONE, ESYS_TR_NONE,
-			    ESYS_TR_NONE, &empty, &sel);
+				     ESYS_TR_NONE, &empty, &sel);
 	if (!rc)
 		rc = uevm_tss.Esys_PolicyGetDigest(t->esys, trial, ESYS_TR_NONE,
-					  ESYS_TR_NONE, ESYS_TR_NONE, &d);
+						   ESYS_TR_NONE, ESYS_TR_NONE,
+						   &d);
 	uevm_tss.Esys_FlushContext(t->esys, trial);
 	if (rc)
 		return tpm_fail(t, rc, "computing the PCR policy");
@@ -337,8 +340,8 @@ UEVM_EXPORT int uevm_key_tpm_seal(const struct uevm_key *key, const char *tcti,
 	sens.sensitive.data.size = (uint16_t)key->len;
 	memcpy(sens.sensitive.data.buffer, key->raw, key->len);
 	rc = uevm_tss.Esys_Create(t.esys, t.primary, t.session, ESYS_TR_NONE,
-			 ESYS_TR_NONE, &sens, &tmpl, &outside, &none, &priv,
-			 &pub, NULL, NULL, NULL);
+				  ESYS_TR_NONE, &sens, &tmpl, &outside, &none,
+				  &priv, &pub, NULL, NULL, NULL);
 	explicit_bzero(&sens, sizeof(sens));
 	if (rc) {
 		ret = tpm_fail(&t, rc, "sealing the key");
@@ -462,8 +465,9 @@ static int unseal(const struct sealed_file *f, const char *tcti,
 	ret = tpm_open(&t, tcti);
 	if (ret)
 		return ret;
-	rc = uevm_tss.Esys_Load(t.esys, t.primary, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-		       ESYS_TR_NONE, &f->priv, &f->pub, &t.object);
+	rc = uevm_tss.Esys_Load(t.esys, t.primary, ESYS_TR_PASSWORD,
+				ESYS_TR_NONE, ESYS_TR_NONE, &f->priv, &f->pub,
+				&t.object);
 	if (rc) {
 		t.object = ESYS_TR_NONE;
 		ret = uevm_err(EKEYREJECTED, "TPM (%s): the TPM does not accept the "
@@ -483,14 +487,15 @@ static int unseal(const struct sealed_file *f, const char *tcti,
 
 		pcr_selection(f->pcr_mask, &sel);
 		rc = uevm_tss.Esys_PolicyPCR(t.esys, t.session, ESYS_TR_NONE,
-				    ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+					     ESYS_TR_NONE, ESYS_TR_NONE, &empty,
+					     &sel);
 		if (rc) {
 			ret = tpm_fail(&t, rc, "TPM2_PolicyPCR");
 			goto out;
 		}
 	}
 	rc = uevm_tss.Esys_Unseal(t.esys, t.object, t.session, ESYS_TR_NONE,
-			 ESYS_TR_NONE, &data);
+				  ESYS_TR_NONE, &data);
 	if (rc && is_policy_fail(rc)) {
 		char pcrs[128];
 
