@@ -35,19 +35,22 @@ ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARNINGS) $(SANFLAGS) \
 LIB_DIRS    := lib $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.c))))
 LIB_INC     := $(addprefix -I,$(LIB_DIRS))
 LIB_CFLAGS  := $(ALL_CFLAGS) $(LIB_INC) -fPIC -fvisibility=hidden
-LDLIBS      := -lcrypto -lkeyutils -lpthread
-# Areas that need further libraries add them here, one line each.
-LDLIBS      += -lsodium
-LDLIBS      += -ltss2-esys -ltss2-tctildr -ltss2-mu -ltss2-rc
-LDLIBS      += -laudit
-LDLIBS      += $(shell pkg-config --libs fuse3)
-LIB_CFLAGS  += $(shell pkg-config --cflags fuse3)
+# What libuevm needs (also in uevm.pc.in).  The TPM stack, libsodium and
+# libaudit are loaded at first use (lib/dlopen.c), so they are not linked:
+# -ldl for a C library older than glibc 2.34, where dlopen lives there.
+LDLIBS      := -lcrypto -lkeyutils -lpthread -ldl
 LDFLAGS     += $(SANFLAGS)
+# The control tree's FUSE server, kept out of libuevm: an internal static
+# library (not installed) that only uevmfs and uevmd link, with libfuse3.
+FUSE_SRC    := lib/securityfs/securityfs_fuse.c
+FUSE_LIB    := $(B)/libuevm-fuse.a
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)
+FUSE_LDLIBS := $(shell pkg-config --libs fuse3)
 
 SOVERSION   := 0
 VERSION     := $(shell sed -n 's/^\#define UEVM_VERSION "\(.*\)"/\1/p' include/uevm/uevm.h)
 
-LIB_SRC     := $(sort $(wildcard lib/*.c lib/*/*.c))
+LIB_SRC     := $(filter-out $(FUSE_SRC),$(sort $(wildcard lib/*.c lib/*/*.c)))
 LIB_OBJ     := $(LIB_SRC:%.c=$(B)/%.o)
 # uevm's command line and its evmctl mode, linked into one binary.
 PROG_DIRS   := programs/uevm programs/evmctl
@@ -87,8 +90,17 @@ $(STATIC_LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libuevm.so.$(SOVERSION) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(FUSE_LIB): $(FUSE_SRC:%.c=$(B)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+$(FUSE_SRC:%.c=$(B)/%.o): LIB_CFLAGS += $(FUSE_CFLAGS)
+
+# Only uevm_* is exported, versioned UEVM_0 (lib/libuevm.map); -z defs: every
+# library it needs is on the link line.
+$(SHARED_LIB): $(LIB_OBJ) lib/libuevm.map
+	$(CC) -shared -Wl,-soname,libuevm.so.$(SOVERSION) \
+		-Wl,--version-script=lib/libuevm.map -Wl,-z,defs \
+		$(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
 	ln -sf libuevm.so.$(SOVERSION) $(B)/libuevm.so
 
 $(UEVM): $(PROG_OBJ) $(STATIC_LIB)
@@ -166,9 +178,9 @@ all: $(UEVMFS)
 install: install-uevmfs
 $(B)/programs/uevmfs/%.o: programs/uevmfs/%.c $(HDRS) $(wildcard programs/uevmfs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags fuse3) -c -o $@ $<
-$(UEVMFS): $(UEVMFS_OBJ) $(STATIC_LIB)
-	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Ilib/securityfs $(FUSE_CFLAGS) -c -o $@ $<
+$(UEVMFS): $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS)
 install-uevmfs: $(UEVMFS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(UEVMFS) $(DESTDIR)$(BINDIR)/uevmfs
@@ -190,9 +202,9 @@ all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
 $(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
-	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Ilib/securityfs -c -o $@ $<
+$(UEVMD): $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS) -laudit
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in
 	@mkdir -p $(dir $@)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@

@@ -15,8 +15,8 @@
  *   ima -> integrity/ima                    (symlinks, as the kernel has)
  *
  * The tree itself (nodes, opens with credentials, reads and writes) does
- * not depend on FUSE; uevm_securityfs_mount() serves it as a small FUSE
- * filesystem from a thread of its own.  Functions return 0 (or a count)
+ * not depend on FUSE; the front-ends serve it as a small FUSE filesystem
+ * (in-tree code, not part of this library).  Functions return 0 (or a count)
  * or a negative errno, with the reason in uevm_last_error().
  */
 #ifndef UEVM_SECURITYFS_H
@@ -121,23 +121,6 @@ int uevm_securityfs_read(struct uevm_securityfs *sfs, const char *path,
 int uevm_securityfs_write(struct uevm_securityfs *sfs, const char *path,
 			  const struct integrity_cred *cred, const void *data,
 			  size_t len);
-
-/* ---- serving the tree with FUSE -------------------------------------------------- */
-
-/*
- * Mount the tree at MOUNTPOINT (created if missing, mode 0755) as a FUSE
- * filesystem ("fuse.uevm-securityfs", allow_other, default_permissions)
- * and serve it from a thread of its own until uevm_securityfs_unmount().
- * OPTIONS: extra mount options ("ro", ...) or NULL.  Needs root.  Callers
- * give each request's credentials from the requesting process (pid ->
- * /proc/PID/status).  One mount per tree.
- */
-int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
-			  const char *options);
-/* Unmount (lazily if busy), stop the thread and forget the mount. */
-int uevm_securityfs_unmount(struct uevm_securityfs *sfs);
-/* The mount point, or NULL when not mounted. */
-const char *uevm_securityfs_mountpoint(const struct uevm_securityfs *sfs);
 
 #ifdef __cplusplus
 }

@@ -8,10 +8,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <tss2/tss2_esys.h>
-#include <tss2/tss2_rc.h>
-#include <tss2/tss2_tctildr.h>
 #include "ima_ml_private.h"
+#include "tss_private.h"
 
 struct ima_tpm {
 	pthread_mutex_t lock;	/* an ESYS context is not thread-safe */
@@ -41,7 +39,7 @@ static TPM2_ALG_ID alg_id_of(int algo)
 
 static int tpm_err(TSS2_RC rc, const char *what)
 {
-	return uevm_err(EIO, "TPM: %s: %s", what, Tss2_RC_Decode(rc));
+	return uevm_err(EIO, "TPM: %s: %s", what, uevm_tss.Tss2_RC_Decode(rc));
 }
 
 /* Read the allocated banks (TPM2_CAP_PCRS). */
@@ -51,8 +49,9 @@ static int read_banks(struct ima_tpm *tpm)
 	TPMI_YES_NO more;
 	TSS2_RC rc;
 
-	rc = Esys_GetCapability(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE,
-				ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1, &more, &cap);
+	rc = uevm_tss.Esys_GetCapability(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE,
+					 ESYS_TR_NONE, TPM2_CAP_PCRS, 0, 1,
+					 &more, &cap);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_err(rc, "reading the PCR banks");
 	for (UINT32 i = 0; i < cap->data.assignedPCR.count; i++) {
@@ -66,7 +65,7 @@ static int read_banks(struct ima_tpm *tpm)
 			    uevm_hash_algo_available(tpm_algs[a].algo))
 				tpm->banks |= 1u << tpm_algs[a].algo;
 	}
-	Esys_Free(cap);
+	uevm_tss.Esys_Free(cap);
 	if (!tpm->banks)
 		return uevm_err(ENODEV, "TPM has no PCR bank this build can extend");
 	return 0;
@@ -79,17 +78,20 @@ UEVM_EXPORT int ima_tpm_open(const char *tcti, struct ima_tpm **out)
 	int ret;
 
 	*out = NULL;
+	ret = uevm_tss_load();
+	if (ret)
+		return ret;
 	tpm = calloc(1, sizeof(*tpm));
 	if (!tpm)
 		return uevm_err(ENOMEM, "out of memory for a TPM context");
 	pthread_mutex_init(&tpm->lock, NULL);
-	rc = Tss2_TctiLdr_Initialize(tcti, &tpm->tcti);
+	rc = uevm_tss.Tss2_TctiLdr_Initialize(tcti, &tpm->tcti);
 	if (rc != TSS2_RC_SUCCESS) {
 		ret = uevm_err(ENODEV, "TPM: cannot open TCTI '%s': %s",
-			       tcti ? tcti : "(default)", Tss2_RC_Decode(rc));
+			       tcti ? tcti : "(default)", uevm_tss.Tss2_RC_Decode(rc));
 		goto fail;
 	}
-	rc = Esys_Initialize(&tpm->esys, tpm->tcti, NULL);
+	rc = uevm_tss.Esys_Initialize(&tpm->esys, tpm->tcti, NULL);
 	if (rc != TSS2_RC_SUCCESS) {
 		ret = tpm_err(rc, "initialising ESYS");
 		goto fail;
@@ -109,9 +111,9 @@ UEVM_EXPORT void ima_tpm_close(struct ima_tpm *tpm)
 	if (!tpm)
 		return;
 	if (tpm->esys)
-		Esys_Finalize(&tpm->esys);
+		uevm_tss.Esys_Finalize(&tpm->esys);
 	if (tpm->tcti)
-		Tss2_TctiLdr_Finalize(&tpm->tcti);
+		uevm_tss.Tss2_TctiLdr_Finalize(&tpm->tcti);
 	pthread_mutex_destroy(&tpm->lock);
 	free(tpm);
 }
@@ -146,8 +148,9 @@ UEVM_EXPORT int ima_tpm_pcr_read(struct ima_tpm *tpm, int pcr, int algo,
 	sel.pcrSelections[0].sizeofSelect = 3;
 	sel.pcrSelections[0].pcrSelect[pcr / 8] = (BYTE)(1u << (pcr % 8));
 	pthread_mutex_lock(&tpm->lock);
-	rc = Esys_PCR_Read(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-			   &sel, &counter, &sel_out, &values);
+	rc = uevm_tss.Esys_PCR_Read(tpm->esys, ESYS_TR_NONE, ESYS_TR_NONE,
+				    ESYS_TR_NONE, &sel, &counter, &sel_out,
+				    &values);
 	pthread_mutex_unlock(&tpm->lock);
 	if (rc != TSS2_RC_SUCCESS)
 		return tpm_err(rc, "reading a PCR");
@@ -158,8 +161,8 @@ UEVM_EXPORT int ima_tpm_pcr_read(struct ima_tpm *tpm, int pcr, int algo,
 		memcpy(out, values->digests[0].buffer, size);
 		ret = (int)size;
 	}
-	Esys_Free(sel_out);
-	Esys_Free(values);
+	uevm_tss.Esys_Free(sel_out);
+	uevm_tss.Esys_Free(values);
 	return ret;
 }
 
@@ -182,11 +185,12 @@ int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 		digests.count++;
 	}
 	pthread_mutex_lock(&tpm->lock);
-	rc = Esys_PCR_Extend(tpm->esys, ESYS_TR_PCR0 + (ESYS_TR)pcr,
-			     ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &digests);
+	rc = uevm_tss.Esys_PCR_Extend(tpm->esys, ESYS_TR_PCR0 + (ESYS_TR)pcr,
+				      ESYS_TR_PASSWORD, ESYS_TR_NONE,
+				      ESYS_TR_NONE, &digests);
 	pthread_mutex_unlock(&tpm->lock);
 	if (rc != TSS2_RC_SUCCESS)
 		return uevm_err(EIO, "TPM: extending PCR %d: %s", pcr,
-				Tss2_RC_Decode(rc));
+				uevm_tss.Tss2_RC_Decode(rc));
 	return 0;
 }

@@ -3,6 +3,7 @@
  * Audit records with the fields of the kernel's integrity_audit_msg, sent to
  * syslog (a datagram to /dev/log or a configured socket), to the Linux
  * audit log through libaudit when auditd runs, and to a registered sink.
+ * libaudit is loaded only then (dlopen_private.h).
  */
 #include <fcntl.h>
 #include <libaudit.h>
@@ -15,6 +16,24 @@
 #include <time.h>
 #include <unistd.h>
 #include "integrity_private.h"
+#include "dlopen_private.h"
+
+#define LIBAUDIT "libaudit.so.1"
+static struct {
+	__typeof__(audit_open) *open;
+	__typeof__(audit_close) *close;
+	__typeof__(audit_is_enabled) *is_enabled;
+	__typeof__(audit_log_user_message) *log_user_message;
+} audit;
+
+static const struct uevm_dl_sym audit_syms[] = {
+	{ LIBAUDIT, "audit_open", (void **)&audit.open },
+	{ LIBAUDIT, "audit_close", (void **)&audit.close },
+	{ LIBAUDIT, "audit_is_enabled", (void **)&audit.is_enabled },
+	{ LIBAUDIT, "audit_log_user_message", (void **)&audit.log_user_message },
+};
+
+static struct uevm_dl audit_dl = UEVM_DL_INIT("auditd support", audit_syms);
 
 /* The kernel's audit_string_contains_control(): such strings are logged
  * as hex so that a file name cannot forge fields. */
@@ -135,7 +154,7 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 		/* The kernel keeps types 1800-1899 for itself; userspace
 		 * records go as trusted-application messages naming them. */
 		snprintf(msg, sizeof(msg), "integrity_type=%d %s", type, text);
-		audit_log_user_message(s->auditd_fd, AUDIT_TRUSTED_APP, msg,
+		audit.log_user_message(s->auditd_fd, AUDIT_TRUSTED_APP, msg,
 				       NULL, NULL, NULL, result == 0);
 	}
 }
@@ -154,12 +173,18 @@ int integrity_audit_open(struct integrity_sys *s)
 	/* Only when auditd actually collects records; otherwise the kernel
 	 * would print them to its log, which is not what the user asked. */
 	if (s->audit.to_auditd && access("/run/auditd.pid", F_OK) == 0) {
-		int fd = audit_open();
+		int fd;
 
-		if (fd >= 0 && audit_is_enabled(fd) > 0)
+		/* Records still go to syslog and the sink without it. */
+		if (uevm_dl_load(&audit_dl)) {
+			uevm_warn("no records for auditd: %s", uevm_last_error());
+			return 0;
+		}
+		fd = audit.open();
+		if (fd >= 0 && audit.is_enabled(fd) > 0)
 			s->auditd_fd = fd;
 		else if (fd >= 0)
-			audit_close(fd);
+			audit.close(fd);
 	}
 	return 0;
 }
@@ -169,7 +194,7 @@ void integrity_audit_close(struct integrity_sys *s)
 	if (s->syslog_fd >= 0)
 		close(s->syslog_fd);
 	if (s->auditd_fd >= 0)
-		audit_close(s->auditd_fd);
+		audit.close(s->auditd_fd);
 	free(s->syslog_path);
 	s->syslog_fd = s->auditd_fd = -1;
 	s->syslog_path = NULL;

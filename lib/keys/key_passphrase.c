@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "key_private.h"
+#include "dlopen_private.h"
 
 #define KEK_SIZE crypto_aead_xchacha20poly1305_ietf_KEYBYTES
 #define TAG_SIZE crypto_aead_xchacha20poly1305_ietf_ABYTES
@@ -41,9 +42,36 @@ struct pp_file {
 	uint8_t sealed[UEVM_MAX_KEY_SIZE + TAG_SIZE];
 };
 
+/* libsodium, loaded at first use (dlopen_private.h); its constants are
+ * macros, compiled in. */
+#define SODIUM "libsodium.so.23"
+static struct {
+	__typeof__(sodium_init) *sodium_init;
+	__typeof__(randombytes_buf) *randombytes_buf;
+	__typeof__(crypto_pwhash) *crypto_pwhash;
+	__typeof__(crypto_aead_xchacha20poly1305_ietf_encrypt) *encrypt;
+	__typeof__(crypto_aead_xchacha20poly1305_ietf_decrypt) *decrypt;
+} sodium;
+
+static const struct uevm_dl_sym sodium_syms[] = {
+	{ SODIUM, "sodium_init", (void **)&sodium.sodium_init },
+	{ SODIUM, "randombytes_buf", (void **)&sodium.randombytes_buf },
+	{ SODIUM, "crypto_pwhash", (void **)&sodium.crypto_pwhash },
+	{ SODIUM, "crypto_aead_xchacha20poly1305_ietf_encrypt",
+	  (void **)&sodium.encrypt },
+	{ SODIUM, "crypto_aead_xchacha20poly1305_ietf_decrypt",
+	  (void **)&sodium.decrypt },
+};
+
+static struct uevm_dl sodium_dl = UEVM_DL_INIT("passphrase key support", sodium_syms);
+
 static int sodium_ready(void)
 {
-	if (sodium_init() < 0)
+	int ret = uevm_dl_load(&sodium_dl);
+
+	if (ret)
+		return ret;
+	if (sodium.sodium_init() < 0)
 		return uevm_err(EIO, "libsodium cannot be initialised");
 	return 0;
 }
@@ -71,8 +99,8 @@ static int kdf_check(const struct uevm_kdf_params *p)
 static int derive(uint8_t *kek, const void *pass, size_t passlen,
 		  const uint8_t *salt, const struct uevm_kdf_params *p)
 {
-	if (crypto_pwhash(kek, KEK_SIZE, pass, passlen, salt, p->opslimit,
-			  p->memlimit, crypto_pwhash_ALG_ARGON2ID13))
+	if (sodium.crypto_pwhash(kek, KEK_SIZE, pass, passlen, salt, p->opslimit,
+			     p->memlimit, crypto_pwhash_ALG_ARGON2ID13))
 		return uevm_err(ENOMEM, "Argon2id needs %zu MiB of memory it cannot get",
 				p->memlimit >> 20);
 	return 0;
@@ -203,8 +231,8 @@ UEVM_EXPORT int uevm_key_wrap_passphrase(const struct uevm_key *key,
 		ret = uevm_secret_alloc(&kek, KEK_SIZE);
 	if (ret)
 		return ret;
-	randombytes_buf(salt, sizeof(salt));
-	randombytes_buf(nonce, sizeof(nonce));
+	sodium.randombytes_buf(salt, sizeof(salt));
+	sodium.randombytes_buf(nonce, sizeof(nonce));
 	ret = derive(kek.data, pass, passlen, salt, p);
 	if (ret)
 		goto out;
@@ -220,9 +248,8 @@ UEVM_EXPORT int uevm_key_wrap_passphrase(const struct uevm_key *key,
 		ret = uevm_err(ENOMEM, "out of memory");
 		goto out;
 	}
-	crypto_aead_xchacha20poly1305_ietf_encrypt(sealed, &slen, key->raw,
-						   key->len, (uint8_t *)t.s,
-						   t.len, NULL, nonce, kek.data);
+	sodium.encrypt(sealed, &slen, key->raw, key->len, (uint8_t *)t.s, t.len,
+		   NULL, nonce, kek.data);
 	uevm_text_hex(&t, "data", sealed, (size_t)slen);
 	if (t.failed) {
 		ret = uevm_err(ENOMEM, "out of memory");
@@ -261,11 +288,8 @@ UEVM_EXPORT int uevm_key_unwrap_passphrase(const void *file, size_t len,
 		ret = derive(kek.data, pass, passlen, f.salt, &f.kdf);
 	if (ret)
 		goto out;
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt(plain.data, &plen, NULL,
-						       f.sealed,
-						       f.keylen + TAG_SIZE,
-						       f.ad, f.adlen, f.nonce,
-						       kek.data)) {
+	if (sodium.decrypt(plain.data, &plen, NULL, f.sealed, f.keylen + TAG_SIZE,
+		       f.ad, f.adlen, f.nonce, kek.data)) {
 		ret = uevm_err(EKEYREJECTED,
 			       "wrong passphrase (or the key file was modified)");
 		goto out;

@@ -22,11 +22,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <tss2/tss2_esys.h>
-#include <tss2/tss2_mu.h>
-#include <tss2/tss2_rc.h>
-#include <tss2/tss2_tctildr.h>
 #include "key_private.h"
+#include "tss_private.h"
 
 #define PARENT_NAME "owner-ecc-p256-srk"
 #define PCR_COUNT 24
@@ -126,25 +123,25 @@ static void pcr_selection(uint32_t mask, TPML_PCR_SELECTION *sel)
 static int tpm_fail(const struct tpm *t, TSS2_RC rc, const char *what)
 {
 	return uevm_err(EIO, "TPM (%s): %s failed: %s", t->tcti_name, what,
-			Tss2_RC_Decode(rc));
+			uevm_tss.Tss2_RC_Decode(rc));
 }
 
 static void tpm_close(struct tpm *t)
 {
 	if (t->esys) {
 		if (t->object != ESYS_TR_NONE)
-			Esys_FlushContext(t->esys, t->object);
+			uevm_tss.Esys_FlushContext(t->esys, t->object);
 		if (t->session != ESYS_TR_NONE)
-			Esys_FlushContext(t->esys, t->session);
+			uevm_tss.Esys_FlushContext(t->esys, t->session);
 		if (t->primary != ESYS_TR_NONE)
-			Esys_FlushContext(t->esys, t->primary);
-		Esys_Finalize(&t->esys);
+			uevm_tss.Esys_FlushContext(t->esys, t->primary);
+		uevm_tss.Esys_Finalize(&t->esys);
 	}
 	if (t->tcti)
-		Tss2_TctiLdr_Finalize(&t->tcti);
+		uevm_tss.Tss2_TctiLdr_Finalize(&t->tcti);
 }
 
-/* Connect and recreate the primary key. */
+/* Connect and recreate the primary key (the stack is loaded). */
 static int tpm_open(struct tpm *t, const char *tcti)
 {
 	TPM2B_PUBLIC tmpl = {
@@ -177,29 +174,30 @@ static int tpm_open(struct tpm *t, const char *tcti)
 	memset(t, 0, sizeof(*t));
 	t->primary = t->session = t->object = ESYS_TR_NONE;
 	t->tcti_name = tcti ? tcti : "default TCTI";
-	rc = Tss2_TctiLdr_Initialize(tcti, &t->tcti);
+	rc = uevm_tss.Tss2_TctiLdr_Initialize(tcti, &t->tcti);
 	if (rc)
 		return uevm_err(ENODEV, "cannot reach a TPM through %s: %s",
-				t->tcti_name, Tss2_RC_Decode(rc));
-	rc = Esys_Initialize(&t->esys, t->tcti, NULL);
+				t->tcti_name, uevm_tss.Tss2_RC_Decode(rc));
+	rc = uevm_tss.Esys_Initialize(&t->esys, t->tcti, NULL);
 	if (rc) {
 		t->esys = NULL;
 		tpm_close(t);
 		return uevm_err(ENODEV, "cannot talk to the TPM through %s: %s",
-				t->tcti_name, Tss2_RC_Decode(rc));
+				t->tcti_name, uevm_tss.Tss2_RC_Decode(rc));
 	}
 	/* Firmware normally starts the TPM; a fresh simulator may not be. */
-	rc = Esys_Startup(t->esys, TPM2_SU_CLEAR);
+	rc = uevm_tss.Esys_Startup(t->esys, TPM2_SU_CLEAR);
 	if (rc && rc != TPM2_RC_INITIALIZE) {
 		int ret = tpm_fail(t, rc, "TPM2_Startup");
 
 		tpm_close(t);
 		return ret;
 	}
-	rc = Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD,
-				ESYS_TR_NONE, ESYS_TR_NONE, &sens, &tmpl,
-				&outside, &none, &t->primary, NULL, NULL, NULL,
-				NULL);
+	rc = uevm_tss.Esys_CreatePrimary(t->esys, ESYS_TR_RH_OWNER,
+					 ESYS_TR_PASSWORD, ESYS_TR_NONE,
+					 ESYS_TR_NONE, &sens, &tmpl, &outside,
+					 &none, &t->primary, NULL, NULL, NULL,
+					 NULL);
 	if (rc) {
 		int ret = (rc & ~TPM2_RC_N_MASK) == TPM2_RC_BAD_AUTH ||
 				  (rc & ~TPM2_RC_N_MASK) == TPM2_RC_AUTH_FAIL ?
@@ -225,14 +223,15 @@ static int start_session(struct tpm *t, TPM2_SE type, TPMA_SESSION attrs,
 	};
 	TSS2_RC rc;
 
-	rc = Esys_StartAuthSession(t->esys, t->primary, ESYS_TR_NONE,
-				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, type, &sym, TPM2_ALG_SHA256, out);
+	rc = uevm_tss.Esys_StartAuthSession(t->esys, t->primary, ESYS_TR_NONE,
+					    ESYS_TR_NONE, ESYS_TR_NONE,
+					    ESYS_TR_NONE, NULL, type, &sym,
+					    TPM2_ALG_SHA256, out);
 	if (rc) {
 		*out = ESYS_TR_NONE;
 		return tpm_fail(t, rc, "starting a session");
 	}
-	rc = Esys_TRSess_SetAttributes(t->esys, *out, attrs, 0xff);
+	rc = uevm_tss.Esys_TRSess_SetAttributes(t->esys, *out, attrs, 0xff);
 	if (rc)
 		return tpm_fail(t, rc, "setting session attributes");
 	return 0;
@@ -249,22 +248,23 @@ static int pcr_policy(struct tpm *t, uint32_t mask, TPM2B_DIGEST *digest)
 	TSS2_RC rc;
 
 	pcr_selection(mask, &sel);
-	rc = Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE,
-				   ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-				   NULL, TPM2_SE_TRIAL, &sym, TPM2_ALG_SHA256,
-				   &trial);
+	rc = uevm_tss.Esys_StartAuthSession(t->esys, ESYS_TR_NONE, ESYS_TR_NONE,
+					    ESYS_TR_NONE, ESYS_TR_NONE,
+					    ESYS_TR_NONE, NULL, TPM2_SE_TRIAL,
+					    &sym, TPM2_ALG_SHA256, &trial);
 	if (rc)
 		return tpm_fail(t, rc, "starting a trial policy session");
-	rc = Esys_PolicyPCR(t->esys, trial, ESYS_TR_NONE, ESYS_TR_NONE,
-			    ESYS_TR_NONE, &empty, &sel);
+	rc = uevm_tss.Esys_PolicyPCR(t->esys, trial, ESYS_TR_NONE, ESYS_TR_NONE,
+				     ESYS_TR_NONE, &empty, &sel);
 	if (!rc)
-		rc = Esys_PolicyGetDigest(t->esys, trial, ESYS_TR_NONE,
-					  ESYS_TR_NONE, ESYS_TR_NONE, &d);
-	Esys_FlushContext(t->esys, trial);
+		rc = uevm_tss.Esys_PolicyGetDigest(t->esys, trial, ESYS_TR_NONE,
+						   ESYS_TR_NONE, ESYS_TR_NONE,
+						   &d);
+	uevm_tss.Esys_FlushContext(t->esys, trial);
 	if (rc)
 		return tpm_fail(t, rc, "computing the PCR policy");
 	*digest = *d;
-	Esys_Free(d);
+	uevm_tss.Esys_Free(d);
 	return 0;
 }
 
@@ -275,8 +275,8 @@ static int write_file(const struct sealed_file *f, char **out, size_t *outlen)
 	struct uevm_text_buf t = { 0 };
 	char pcrs[128];
 
-	if (Tss2_MU_TPM2B_PUBLIC_Marshal(&f->pub, pub, sizeof(pub), &publen) ||
-	    Tss2_MU_TPM2B_PRIVATE_Marshal(&f->priv, priv, sizeof(priv), &privlen))
+	if (uevm_tss.Tss2_MU_TPM2B_PUBLIC_Marshal(&f->pub, pub, sizeof(pub), &publen) ||
+	    uevm_tss.Tss2_MU_TPM2B_PRIVATE_Marshal(&f->priv, priv, sizeof(priv), &privlen))
 		return uevm_err(EIO, "cannot encode the sealed object");
 	pcr_list(f->pcr_mask, pcrs, sizeof(pcrs));
 	uevm_text_printf(&t, "%sparent %s\npcrs %s\nsize %zu\n", UEVM_TPM_MAGIC,
@@ -318,6 +318,9 @@ UEVM_EXPORT int uevm_key_tpm_seal(const struct uevm_key *key, const char *tcti,
 		tcti = uevm_tpm_default_tcti();
 	if (pcr_mask >> PCR_COUNT)
 		return uevm_err(EINVAL, "PCRs are numbered 0 to 23");
+	ret = uevm_tss_load();
+	if (ret)
+		return ret;
 	ret = tpm_open(&t, tcti);
 	if (ret)
 		return ret;
@@ -336,9 +339,9 @@ UEVM_EXPORT int uevm_key_tpm_seal(const struct uevm_key *key, const char *tcti,
 		goto out;
 	sens.sensitive.data.size = (uint16_t)key->len;
 	memcpy(sens.sensitive.data.buffer, key->raw, key->len);
-	rc = Esys_Create(t.esys, t.primary, t.session, ESYS_TR_NONE,
-			 ESYS_TR_NONE, &sens, &tmpl, &outside, &none, &priv,
-			 &pub, NULL, NULL, NULL);
+	rc = uevm_tss.Esys_Create(t.esys, t.primary, t.session, ESYS_TR_NONE,
+				  ESYS_TR_NONE, &sens, &tmpl, &outside, &none,
+				  &priv, &pub, NULL, NULL, NULL);
 	explicit_bzero(&sens, sizeof(sens));
 	if (rc) {
 		ret = tpm_fail(&t, rc, "sealing the key");
@@ -350,8 +353,8 @@ UEVM_EXPORT int uevm_key_tpm_seal(const struct uevm_key *key, const char *tcti,
 	f.priv = *priv;
 	ret = write_file(&f, out, outlen);
 out:
-	Esys_Free(priv);
-	Esys_Free(pub);
+	uevm_tss.Esys_Free(priv);
+	uevm_tss.Esys_Free(pub);
 	tpm_close(&t);
 	uevm_scrub();
 	return ret;
@@ -364,11 +367,17 @@ static int parse_file(const void *file, size_t len, struct sealed_file *f)
 	const char *v;
 	char tmp[128];
 	size_t vlen, off;
+	int ret;
 
 	memset(f, 0, sizeof(*f));
 	if (len < strlen(UEVM_TPM_MAGIC) ||
 	    memcmp(file, UEVM_TPM_MAGIC, strlen(UEVM_TPM_MAGIC)))
 		return uevm_err(EINVAL, "not a uevm TPM-sealed key file");
+	/* The file is TPM structures; and an unseal loads the stack here,
+	 * before its fork. */
+	ret = uevm_tss_load();
+	if (ret)
+		return ret;
 	r.p += strlen(UEVM_TPM_MAGIC);
 	v = uevm_line_next(&r, "parent", &vlen);
 	if (!v || vlen != strlen(PARENT_NAME) || memcmp(v, PARENT_NAME, vlen))
@@ -403,7 +412,7 @@ static int parse_file(const void *file, size_t len, struct sealed_file *f)
 	off = 0;
 	if (!v || vlen % 2 || vlen / 2 > sizeof(buf) ||
 	    uevm_hex_decode(v, vlen / 2, buf) ||
-	    Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, vlen / 2, &off, &f->pub) ||
+	    uevm_tss.Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf, vlen / 2, &off, &f->pub) ||
 	    off != vlen / 2)
 		return uevm_err(EINVAL, "TPM key file: the 'public' line is missing "
 				"or damaged");
@@ -411,7 +420,7 @@ static int parse_file(const void *file, size_t len, struct sealed_file *f)
 	off = 0;
 	if (!v || vlen % 2 || vlen / 2 > sizeof(buf) ||
 	    uevm_hex_decode(v, vlen / 2, buf) ||
-	    Tss2_MU_TPM2B_PRIVATE_Unmarshal(buf, vlen / 2, &off, &f->priv) ||
+	    uevm_tss.Tss2_MU_TPM2B_PRIVATE_Unmarshal(buf, vlen / 2, &off, &f->priv) ||
 	    off != vlen / 2)
 		return uevm_err(EINVAL, "TPM key file: the 'private' line is missing "
 				"or damaged (truncated?)");
@@ -456,14 +465,15 @@ static int unseal(const struct sealed_file *f, const char *tcti,
 	ret = tpm_open(&t, tcti);
 	if (ret)
 		return ret;
-	rc = Esys_Load(t.esys, t.primary, ESYS_TR_PASSWORD, ESYS_TR_NONE,
-		       ESYS_TR_NONE, &f->priv, &f->pub, &t.object);
+	rc = uevm_tss.Esys_Load(t.esys, t.primary, ESYS_TR_PASSWORD,
+				ESYS_TR_NONE, ESYS_TR_NONE, &f->priv, &f->pub,
+				&t.object);
 	if (rc) {
 		t.object = ESYS_TR_NONE;
 		ret = uevm_err(EKEYREJECTED, "TPM (%s): the TPM does not accept the "
 			       "sealed key (another TPM, a cleared owner seed, or "
 			       "a damaged file): %s", t.tcti_name,
-			       Tss2_RC_Decode(rc));
+			       uevm_tss.Tss2_RC_Decode(rc));
 		goto out;
 	}
 	ret = start_session(&t, f->pcr_mask ? TPM2_SE_POLICY : TPM2_SE_HMAC,
@@ -476,15 +486,16 @@ static int unseal(const struct sealed_file *f, const char *tcti,
 		TPML_PCR_SELECTION sel;
 
 		pcr_selection(f->pcr_mask, &sel);
-		rc = Esys_PolicyPCR(t.esys, t.session, ESYS_TR_NONE,
-				    ESYS_TR_NONE, ESYS_TR_NONE, &empty, &sel);
+		rc = uevm_tss.Esys_PolicyPCR(t.esys, t.session, ESYS_TR_NONE,
+					     ESYS_TR_NONE, ESYS_TR_NONE, &empty,
+					     &sel);
 		if (rc) {
 			ret = tpm_fail(&t, rc, "TPM2_PolicyPCR");
 			goto out;
 		}
 	}
-	rc = Esys_Unseal(t.esys, t.object, t.session, ESYS_TR_NONE,
-			 ESYS_TR_NONE, &data);
+	rc = uevm_tss.Esys_Unseal(t.esys, t.object, t.session, ESYS_TR_NONE,
+				  ESYS_TR_NONE, &data);
 	if (rc && is_policy_fail(rc)) {
 		char pcrs[128];
 
@@ -508,7 +519,7 @@ static int unseal(const struct sealed_file *f, const char *tcti,
 out:
 	if (data) {
 		explicit_bzero(data, sizeof(*data));
-		Esys_Free(data);
+		uevm_tss.Esys_Free(data);
 	}
 	tpm_close(&t);
 	return ret;

@@ -95,7 +95,8 @@ UEVM_EXPORT void uevm_securityfs_free(struct uevm_securityfs *sfs)
 {
 	if (!sfs)
 		return;
-	sfs_mount_destroy(sfs);
+	if (sfs->mount_destroy)
+		sfs->mount_destroy(sfs);
 	ima_policy_free(sfs->loaded);
 	pthread_mutex_destroy(&sfs->lock);
 	free(sfs);

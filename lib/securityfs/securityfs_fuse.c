@@ -3,7 +3,9 @@
  * Serving the control tree as a small FUSE filesystem, from a thread of
  * its own, so that any front-end (uevmfs, uevmd) can show it with one
  * call.  Each request runs as the requesting process: its credentials
- * come from /proc/PID/status, and the tree's own rules decide.
+ * come from /proc/PID/status, and the tree's own rules decide.  Built into
+ * libuevm-fuse.a, which only those front-ends link: libuevm itself does not
+ * need libfuse3.
  */
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "securityfs_private.h"
+#include "securityfs_fuse.h"
 
 struct sfs_mount {
 	struct uevm_securityfs *sfs;
@@ -318,6 +321,8 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+static void sfs_mount_destroy(struct uevm_securityfs *sfs);
+
 static void mount_free(struct sfs_mount *m)
 {
 	if (!m)
@@ -328,8 +333,8 @@ static void mount_free(struct sfs_mount *m)
 	free(m);
 }
 
-UEVM_EXPORT int uevm_securityfs_mount(struct uevm_securityfs *sfs,
-				      const char *mountpoint, const char *options)
+int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
+			  const char *options)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct sfs_mount *m;
@@ -388,6 +393,7 @@ UEVM_EXPORT int uevm_securityfs_mount(struct uevm_securityfs *sfs,
 	if (stat(m->mountpoint, &st) == 0)
 		m->dev = st.st_dev;
 	sfs->mount = m;
+	sfs->mount_destroy = sfs_mount_destroy;
 	fuse_opt_free_args(&args);
 	free(opts);
 	return 0;
@@ -416,13 +422,14 @@ static void abort_connection(dev_t dev)
 	}
 }
 
-void sfs_mount_destroy(struct uevm_securityfs *sfs)
+static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 {
 	struct sfs_mount *m = sfs->mount;
 
 	if (!m)
 		return;
 	sfs->mount = NULL;
+	sfs->mount_destroy = NULL;
 	fuse_session_exit(m->se);
 	/* A plain unmount ends the connection; a busy tree is detached and
 	 * its connection aborted, which ends the open files' requests too. */
@@ -436,7 +443,7 @@ void sfs_mount_destroy(struct uevm_securityfs *sfs)
 	mount_free(m);
 }
 
-UEVM_EXPORT int uevm_securityfs_unmount(struct uevm_securityfs *sfs)
+int uevm_securityfs_unmount(struct uevm_securityfs *sfs)
 {
 	if (!sfs->mount)
 		return uevm_err(EINVAL, "the control tree is not mounted");
@@ -444,7 +451,7 @@ UEVM_EXPORT int uevm_securityfs_unmount(struct uevm_securityfs *sfs)
 	return 0;
 }
 
-UEVM_EXPORT const char *uevm_securityfs_mountpoint(const struct uevm_securityfs *sfs)
+const char *uevm_securityfs_mountpoint(const struct uevm_securityfs *sfs)
 {
 	return sfs->mount ? sfs->mount->mountpoint : NULL;
 }

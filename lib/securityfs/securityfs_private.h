@@ -18,9 +18,10 @@ struct uevm_securityfs {
 	uevm_securityfs_policy_gate gate;	/* the front-end's veto, or NULL */
 	void *gate_arg;
 	struct sfs_mount *mount;
+	/* Stop serving, set by the FUSE server while mounted: the server
+	 * lives outside libuevm (securityfs_fuse.h), so the tree calls it
+	 * only through this pointer. */
+	void (*mount_destroy)(struct uevm_securityfs *sfs);
 };
-
-/* Stop serving (securityfs_fuse.c); called by uevm_securityfs_free. */
-void sfs_mount_destroy(struct uevm_securityfs *sfs);
 
 #endif

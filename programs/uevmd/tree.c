@@ -10,7 +10,7 @@
  * thread) and drops the ignore marks placed under the old ones.
  */
 #include <string.h>
-#include "uevm/securityfs.h"
+#include "securityfs_fuse.h"
 #include "uevmd.h"
 
 static struct uevm_securityfs *sfs;

@@ -19,6 +19,7 @@
 #include "uevm/keys.h"
 #include "uevm/measure.h"
 #include "uevmfs.h"
+#include "securityfs_fuse.h"
 
 struct ufs ufs = { .root = { .fd = -1 } };
 
