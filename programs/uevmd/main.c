@@ -575,8 +575,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (sig == SIGUSR1) {
-			ulog(LOG_NOTICE, "SIGUSR1: reopening the log file");
-			log_reopen();
+			/* Into the new file: the sign that it was reopened. */
+			if (!log_reopen())
+				ulog(LOG_NOTICE, "SIGUSR1: log file reopened");
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT)
