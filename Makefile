@@ -185,6 +185,15 @@ UEVMD_SRC   := $(sort $(wildcard programs/uevmd/*.c))
 UEVMD_OBJ   := $(UEVMD_SRC:%.c=$(B)/%.o)
 UEVMD       := $(B)/uevmd
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The shipped configuration (mode = log) and the logrotate snippet are kept
+# when they exist; /etc for PREFIX=/usr.
+ifeq ($(PREFIX),/usr)
+SYSCONFDIR  ?= /etc
+else
+SYSCONFDIR  ?= $(PREFIX)/etc
+endif
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 .PHONY: install-uevmd uninstall-uevmd bench-uevmd
 all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
@@ -195,19 +204,24 @@ $(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 install-uevmd: $(UEVMD) $(B)/uevmd.service
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(PREFIX)/share/uevm
+		$(DESTDIR)$(SYSCONFDIR)/uevm $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(DOCDIR)
 	install -m 755 $(UEVMD) $(DESTDIR)$(BINDIR)/uevmd
 	install -m 644 man/uevmd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(B)/uevmd.service $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service
-	install -m 644 programs/uevmd/uevmd.conf $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+	[ -e $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf ] || \
+		install -m 644 programs/uevmd/uevmd.conf $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd ] || \
+		install -m 644 programs/uevmd/uevmd.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd
+	install -m 644 programs/uevmd/uevmd.conf.enforce-example $(DESTDIR)$(DOCDIR)/
 uninstall: uninstall-uevmd
+# The configuration under SYSCONFDIR stays (it may have been edited).
 uninstall-uevmd:
 	rm -f $(DESTDIR)$(BINDIR)/uevmd $(DESTDIR)$(MANDIR)/man8/uevmd.8 \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service \
-	      $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+	      $(DESTDIR)$(DOCDIR)/uevmd.conf.enforce-example
 bench-uevmd: all
 	bench/uevmd.sh $(B)
 

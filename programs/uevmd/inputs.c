@@ -101,6 +101,13 @@ int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx)
 		     "labels: not appraised", in->what, in->path);
 		return 0;
 	}
+	/* Without a key (the shipped mode = log configuration) nothing could
+	 * be labelled for it, and nothing is enforced on its word. */
+	if (!D->key_fpr[0] && !has_label(in->fd)) {
+		ulog(LOG_WARNING, "%s %s has no labels and no key is configured: not "
+		     "appraised (set 'key' before enforcing, see uevmd(8))", in->what, in->path);
+		return 0;
+	}
 	f.st = in->st;
 	ret = uevm_verify_file(ctx, &f, &v);
 	if (ret || !uevm_verdict_ok(&f, &v)) {
