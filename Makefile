@@ -157,6 +157,19 @@ ifeq ($(EVMCTL_LINK),1)
 	ln -sfn uevm $(DESTDIR)$(BINDIR)/evmctl
 endif
 
+# Shell completion for uevm (read from uevm's own help at TAB time).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
+.PHONY: install-completion uninstall-completion
+install: install-completion
+install-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 programs/uevm/uevm.bash-completion $(DESTDIR)$(BASHCOMPDIR)/uevm
+	install -m 644 programs/uevm/uevm.zsh-completion $(DESTDIR)$(ZSHCOMPDIR)/_uevm
+uninstall: uninstall-completion
+uninstall-completion:
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/uevm $(DESTDIR)$(ZSHCOMPDIR)/_uevm
+
 # uevmfs, the FUSE stacking filesystem: a second binary from programs/uevmfs/.
 UEVMFS_SRC  := $(sort $(wildcard programs/uevmfs/*.c))
 UEVMFS_OBJ  := $(UEVMFS_SRC:%.c=$(B)/%.o)
@@ -192,14 +205,12 @@ SYSCONFDIR  ?= /etc
 else
 SYSCONFDIR  ?= $(PREFIX)/etc
 endif
-BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 .PHONY: install-uevmd uninstall-uevmd bench-uevmd
 all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
 $(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DUEVMD_SYSCONFDIR='"$(SYSCONFDIR)"' -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in

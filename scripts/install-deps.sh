@@ -45,6 +45,7 @@ softhsm2
 libengine-pkcs11-openssl
 opensc
 stress-ng
+logrotate
 "
 
 missing=""

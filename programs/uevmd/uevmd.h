@@ -26,7 +26,10 @@
 #include "uevm/measure.h"
 #include "uevm/policy.h"
 
-#define UEVMD_DEFAULT_CONFIG	"/etc/uevm/uevmd.conf"
+#ifndef UEVMD_SYSCONFDIR
+#define UEVMD_SYSCONFDIR	"/etc"		/* the Makefile's SYSCONFDIR */
+#endif
+#define UEVMD_DEFAULT_CONFIG	UEVMD_SYSCONFDIR "/uevm/uevmd.conf"
 #define UEVMD_DEFAULT_SOCKET	"/run/uevm/uevmd.sock"
 #define UEVMD_DEFAULT_TREE	"/run/uevm/security"
 #define UEVMD_MAX_MARKS		64

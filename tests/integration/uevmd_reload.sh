@@ -7,7 +7,8 @@
 # naming the file and the cause while the old one keeps enforcing; a change
 # that needs a restart (watches, key) is refused naming the key; opens
 # made while reloads run are all answered as before (no good file refused,
-# no tampered file allowed).  SIGUSR1 reopens the log file only.
+# no tampered file allowed).  SIGUSR1 reopens the log file only, as the
+# shipped logrotate snippet has it do.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -123,13 +124,30 @@ expect_eq "12 reloads: every good open allowed" "" "$(grep '^good' "$T/opens" | 
 expect_eq "  every tampered open refused" "" "$(grep '^tampered' "$T/opens" | grep -v ' EPERM$')"
 expect_eq "  no answer was late" 0 "$(status_field late)"
 
-# ---- SIGUSR1: the log file only ----------------------------------------------------------------
-# A broken configuration in place: a reload would log its refusal first.
-write_conf "colour = blue"
-reloads=$(nlines "SIGHUP: reloading")
-mv "$LOG" "$LOG.1"
-kill -USR1 "$UEVMD_PID"
-check "SIGUSR1 reopens the log (its line is in the new file)" log_has "SIGUSR1: log file reopened"
-expect_eq "  without reloading" "$reloads" \
-	"$(cat "$LOG.1" "$LOG" | grep -c "SIGHUP: reloading")"
+# ---- SIGUSR1 and the shipped logrotate snippet: the log file only ----------------------------
+SNIPPET=$TESTS_DIR/../programs/uevmd/uevmd.logrotate
+if command -v logrotate >/dev/null; then
+	out=$(logrotate -d -s "$T/lr.state" "$SNIPPET" 2>&1)
+	expect_eq "logrotate -d parses the shipped snippet" 0 $?
+	expect_match "  which rotates /var/log/uevmd.log" "rotating pattern: /var/log/uevmd.log" "$out"
+	# The snippet as shipped, but for this test's log and daemon (its
+	# postrotate signals through systemctl, which is not PID 1 here).
+	sed -e "s|^/var/log/uevmd.log|$LOG|" \
+	    -e "s|systemctl kill .*uevmd.service|kill -USR1 $UEVMD_PID|" "$SNIPPET" >"$T/lr.conf"
+	expect_match "  its postrotate sends SIGUSR1 to the main process" \
+		"systemctl kill --kill-whom=main --signal=USR1 uevmd.service" "$(cat "$SNIPPET")"
+	# A broken configuration in place: a reload would log its refusal.
+	write_conf "colour = blue"
+	reloads=$(nlines "SIGHUP: reloading")
+	logrotate -f -s "$T/lr.state" "$T/lr.conf"
+	expect_eq "logrotate rotates the log" 0 $?
+	check "  uevmd reopens it on SIGUSR1 (its line is in the new file)" \
+		log_has "SIGUSR1: log file reopened"
+	check "  the rotated file keeps the earlier records" grep -q "reloaded $CONF" "$LOG.1"
+	expect_eq "  SIGUSR1 reloads nothing" "$reloads" \
+		"$(cat "$LOG.1" "$LOG" | grep -c "SIGHUP: reloading")"
+	expect_eq "  enforcement goes on" EPERM "$(open_result "$MNT/d/tampered")"
+else
+	fail "logrotate is installed (scripts/install-deps.sh)"
+fi
 stop_uevmd
