@@ -111,11 +111,12 @@ int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx)
 	f.st = in->st;
 	ret = uevm_verify_file(ctx, &f, &v);
 	if (ret || !uevm_verdict_ok(&f, &v)) {
-		ulog(LOG_ERR, "%s %s: op=appraise_data cause=%s: %s; refusing to start "
+		ulog(LOG_ERR, "%s %s: op=appraise_data cause=%s: %s; refusing to %s "
 		     "(label it with the daemon's key: uevm label --hmac-key KEY %s)",
 		     in->what, in->path, ret ? "unknown" : v.cause ? v.cause : "unknown",
 		     ret ? uevm_last_error() : v.detail[0] ? v.detail :
-		     integrity_status_name(v.status), in->path);
+		     integrity_status_name(v.status),
+		     atomic_load(&D->running) ? "reload" : "start", in->path);
 		return -EPERM;
 	}
 	/* What was appraised is what was read. */
@@ -125,8 +126,8 @@ int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx)
 	    now.st_mtim.tv_nsec != in->st.st_mtim.tv_nsec ||
 	    now.st_ctim.tv_sec != in->st.st_ctim.tv_sec ||
 	    now.st_ctim.tv_nsec != in->st.st_ctim.tv_nsec) {
-		ulog(LOG_ERR, "%s %s changed while it was read; refusing to start",
-		     in->what, in->path);
+		ulog(LOG_ERR, "%s %s changed while it was read; refusing to %s",
+		     in->what, in->path, atomic_load(&D->running) ? "reload" : "start");
 		return -ESTALE;
 	}
 	ulog(LOG_INFO, "%s %s: appraised (%s)", in->what, in->path,

@@ -151,3 +151,15 @@ else
 	fail "logrotate is installed (scripts/install-deps.sh)"
 fi
 stop_uevmd
+
+# ---- under the keeper (the unit's uevmd --supervise): the signals reach uevmd ----------------
+write_conf
+start_uevmd --supervise || { fail "uevmd --supervise starts"; exit 1; }
+write_conf "mode = log"
+hup_wait "reloaded $CONF: mode log"
+pass "SIGHUP to the keeper reloads the daemon"
+expect_eq "  the tampered file reads in mode log" ok "$(open_result "$MNT/d/tampered")"
+mv "$LOG" "$LOG.2"
+kill -USR1 "$UEVMD_PID"
+check "SIGUSR1 to the keeper reopens the daemon's log" log_has "SIGUSR1: log file reopened"
+stop_uevmd
