@@ -46,6 +46,7 @@ libengine-pkcs11-openssl
 opensc
 stress-ng
 logrotate
+zsh
 "
 
 missing=""

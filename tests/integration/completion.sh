@@ -3,7 +3,7 @@
 # Shell completion for uevm: the bash script, sourced in a bash subshell,
 # completes commands, subcommands and options from uevm's own help (a
 # simulated COMP_WORDS/COMP_CWORD, as bash sets them on TAB); the zsh one
-# parses (when zsh is installed).
+# parses and offers the same (compadd stubbed).
 source "$(dirname "$0")/../lib.sh"
 BASH_COMP=$TESTS_DIR/../programs/uevm/uevm.bash-completion
 ZSH_COMP=$TESTS_DIR/../programs/uevm/uevm.zsh-completion
@@ -31,8 +31,25 @@ expect_eq "uevm --ver<TAB> -> --version" --version "$(complete_words --ver)"
 mkdir -p "$T/d" && touch "$T/d/file1"
 expect_eq "uevm verify PATH<TAB> completes files" "$T/d/file1" "$(complete_words verify "$T/d/fi")"
 expect_match "the script registers _uevm for uevm" "^complete -F _uevm uevm$" "$(cat "$BASH_COMP")"
+# zsh: the script run with compadd and _files stubbed (zsh's compadd
+# itself keeps what starts with the word being completed).
+zsh_offers() {
+	zsh -f -c '
+		compadd() { [[ $1 == -a ]] && print -r -- ${(P)2}; }
+		_files() { print -r -- FILES; }
+		COMP=$1; shift
+		words=("$@"); CURRENT=$#; PREFIX=${words[-1]}
+		source $COMP' _ "$ZSH_COMP" "$UEVM" "$@"
+}
 if command -v zsh >/dev/null; then
 	check "the zsh completion parses (zsh -n)" zsh -n "$ZSH_COMP"
+	expect_match "zsh: uevm <TAB> offers label" "(^| )label( |$)" "$(zsh_offers la)"
+	expect_match "zsh: uevm label --<TAB> offers --hmac-key" "(^| )--hmac-key( |$)" \
+		"$(zsh_offers label --hm)"
+	expect_match "zsh: uevm key <TAB> offers generate" "(^| )generate( |$)" "$(zsh_offers key ge)"
+	expect_match "zsh: uevm key generate --<TAB> offers --passphrase-fd" \
+		"(^| )--passphrase-fd( |$)" "$(zsh_offers key generate --pa)"
+	expect_eq "zsh: uevm verify <TAB> completes files" FILES "$(zsh_offers verify x)"
 else
-	echo "SKIP: zsh is not installed: the zsh completion is not parsed"
+	fail "zsh is installed (scripts/install-deps.sh)"
 fi
