@@ -169,6 +169,19 @@ ifeq ($(EVMCTL_LINK),1)
 	ln -sfn uevm $(DESTDIR)$(BINDIR)/evmctl
 endif
 
+# Shell completion for uevm (read from uevm's own help at TAB time).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
+.PHONY: install-completion uninstall-completion
+install: install-completion
+install-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 programs/uevm/uevm.bash-completion $(DESTDIR)$(BASHCOMPDIR)/uevm
+	install -m 644 programs/uevm/uevm.zsh-completion $(DESTDIR)$(ZSHCOMPDIR)/_uevm
+uninstall: uninstall-completion
+uninstall-completion:
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/uevm $(DESTDIR)$(ZSHCOMPDIR)/_uevm
+
 # uevmfs, the FUSE stacking filesystem: a second binary from programs/uevmfs/.
 UEVMFS_SRC  := $(sort $(wildcard programs/uevmfs/*.c))
 UEVMFS_OBJ  := $(UEVMFS_SRC:%.c=$(B)/%.o)
@@ -197,29 +210,41 @@ UEVMD_SRC   := $(sort $(wildcard programs/uevmd/*.c))
 UEVMD_OBJ   := $(UEVMD_SRC:%.c=$(B)/%.o)
 UEVMD       := $(B)/uevmd
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+# The shipped configuration (mode = log) and the logrotate snippet are kept
+# when they exist; /etc for PREFIX=/usr.
+ifeq ($(PREFIX),/usr)
+SYSCONFDIR  ?= /etc
+else
+SYSCONFDIR  ?= $(PREFIX)/etc
+endif
 .PHONY: install-uevmd uninstall-uevmd bench-uevmd
 all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
 $(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib/securityfs -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -Ilib/securityfs -DUEVMD_SYSCONFDIR='"$(SYSCONFDIR)"' -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS) -laudit
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 install-uevmd: $(UEVMD) $(B)/uevmd.service
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(PREFIX)/share/uevm
+		$(DESTDIR)$(SYSCONFDIR)/uevm $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(DOCDIR)
 	install -m 755 $(UEVMD) $(DESTDIR)$(BINDIR)/uevmd
 	install -m 644 man/uevmd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(B)/uevmd.service $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service
-	install -m 644 programs/uevmd/uevmd.conf $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+	[ -e $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf ] || \
+		install -m 644 programs/uevmd/uevmd.conf $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd ] || \
+		install -m 644 programs/uevmd/uevmd.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd
+	install -m 644 programs/uevmd/uevmd.conf.enforce-example $(DESTDIR)$(DOCDIR)/
 uninstall: uninstall-uevmd
+# The configuration under SYSCONFDIR stays (it may have been edited).
 uninstall-uevmd:
 	rm -f $(DESTDIR)$(BINDIR)/uevmd $(DESTDIR)$(MANDIR)/man8/uevmd.8 \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service \
-	      $(DESTDIR)$(PREFIX)/share/uevm/uevmd.conf.example
+	      $(DESTDIR)$(DOCDIR)/uevmd.conf.enforce-example
 bench-uevmd: all
 	bench/uevmd.sh $(B)
 

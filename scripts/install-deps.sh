@@ -45,6 +45,8 @@ softhsm2
 libengine-pkcs11-openssl
 opensc
 stress-ng
+logrotate
+zsh
 "
 
 missing=""

@@ -144,22 +144,11 @@ static int read_fd_all(int fd, char **out, size_t *len)
 	return 0;
 }
 
-int uevmd_policy_replace(const char *text, size_t len, const char *source,
-			 char *err, size_t errlen)
+void uevmd_policy_install(struct ima_policy *np, char *src)
 {
-	struct ima_policy *np, *old;
-	char *src = strdup(source), *old_src;
-	unsigned int line = 0;
-	int ret;
+	struct ima_policy *old;
+	char *old_src;
 
-	if (!src)
-		return -ENOMEM;
-	ret = ima_policy_parse_lines(text, len, &np, &line);
-	if (ret) {
-		snprintf(err, errlen, "%s", uevm_last_error());
-		free(src);
-		return ret;
-	}
 	pthread_mutex_lock(&D->policy_lock);
 	old = D->policy;
 	old_src = D->policy_source;
@@ -174,6 +163,25 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 	 * old rules: they are freed at exit, not now. */
 	uevmd_policy_retire(old);
 	free(old_src);
+}
+
+int uevmd_policy_replace(const char *text, size_t len, const char *source,
+			 char *err, size_t errlen)
+{
+	struct ima_policy *np;
+	char *src = strdup(source);
+	unsigned int line = 0;
+	int ret;
+
+	if (!src)
+		return -ENOMEM;
+	ret = ima_policy_parse_lines(text, len, &np, &line);
+	if (ret) {
+		snprintf(err, errlen, "%s", uevm_last_error());
+		free(src);
+		return ret;
+	}
+	uevmd_policy_install(np, src);
 	ulog(LOG_NOTICE, "policy replaced from %s (%zu rules)", source, ima_policy_count(np));
 	return 0;
 }

@@ -101,14 +101,22 @@ int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx)
 		     "labels: not appraised", in->what, in->path);
 		return 0;
 	}
+	/* Without a key (the shipped mode = log configuration) nothing could
+	 * be labelled for it, and nothing is enforced on its word. */
+	if (!D->key_fpr[0] && !has_label(in->fd)) {
+		ulog(LOG_WARNING, "%s %s has no labels and no key is configured: not "
+		     "appraised (set 'key' before enforcing, see uevmd(8))", in->what, in->path);
+		return 0;
+	}
 	f.st = in->st;
 	ret = uevm_verify_file(ctx, &f, &v);
 	if (ret || !uevm_verdict_ok(&f, &v)) {
-		ulog(LOG_ERR, "%s %s: op=appraise_data cause=%s: %s; refusing to start "
+		ulog(LOG_ERR, "%s %s: op=appraise_data cause=%s: %s; refusing to %s "
 		     "(label it with the daemon's key: uevm label --hmac-key KEY %s)",
 		     in->what, in->path, ret ? "unknown" : v.cause ? v.cause : "unknown",
 		     ret ? uevm_last_error() : v.detail[0] ? v.detail :
-		     integrity_status_name(v.status), in->path);
+		     integrity_status_name(v.status),
+		     atomic_load(&D->running) ? "reload" : "start", in->path);
 		return -EPERM;
 	}
 	/* What was appraised is what was read. */
@@ -118,8 +126,8 @@ int input_appraise(struct uevmd_input *in, const struct uevm_ctx *ctx)
 	    now.st_mtim.tv_nsec != in->st.st_mtim.tv_nsec ||
 	    now.st_ctim.tv_sec != in->st.st_ctim.tv_sec ||
 	    now.st_ctim.tv_nsec != in->st.st_ctim.tv_nsec) {
-		ulog(LOG_ERR, "%s %s changed while it was read; refusing to start",
-		     in->what, in->path);
+		ulog(LOG_ERR, "%s %s changed while it was read; refusing to %s",
+		     in->what, in->path, atomic_load(&D->running) ? "reload" : "start");
 		return -ESTALE;
 	}
 	ulog(LOG_INFO, "%s %s: appraised (%s)", in->what, in->path,

@@ -41,17 +41,65 @@ const char uevmd_mount_mark_caveat[] =
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"Usage: uevmd [-c CONFIG] [-o KEY=VALUE]... [-f] [--check] [--supervise]\n"
+		"Usage: uevmd [-c CONFIG] [-o KEY=VALUE]... [-f] [--supervise]\n"
+		"       uevmd [-c CONFIG] [-o KEY=VALUE]... --check [--json] [--list N]\n"
+		"             [--under DIR | --no-walk]\n"
 		"EVM/IMA appraisal and measurement for native mounts (fanotify).\n\n"
 		"  -c, --config FILE   configuration (default %s)\n"
 		"  -o KEY=VALUE        override a configuration key\n"
 		"  -f, --foreground    also log to stderr\n"
-		"      --check         load configuration, key and policy, then exit\n"
+		"      --check         load configuration, key and policy as uevmd would, then\n"
+		"                      check every file the watches cover as if enforcing:\n"
+		"                      exit 0 when nothing would be refused, 1 when something\n"
+		"                      would, 2 on a configuration error\n"
+		"      --json          --check: the report as one JSON object\n"
+		"      --list N        --check: list at most N refused paths (default 20)\n"
+		"      --under DIR     --check: check only DIR (on a watched filesystem)\n"
+		"      --no-walk       --check: only load, check no file\n"
 		"      --supervise     keep the fanotify groups in a small parent process\n"
 		"                      and restart uevmd at once if it dies (opens wait)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
-		"See uevmd(8).\n", UEVMD_DEFAULT_CONFIG);
+		"Signals: SIGHUP reloads the configuration and policy (whole or not at all),\n"
+		"SIGUSR1 reopens the log file.  See uevmd(8).\n", UEVMD_DEFAULT_CONFIG);
+}
+
+const char **uevmd_overrides;
+int uevmd_noverrides;
+bool uevmd_foreground;
+
+int uevmd_config_read(const char *path, struct uevmd_input *in, FILE *errfp,
+		      struct uevmd_config *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	ret = input_open(in, path, "configuration");
+	if (!ret)
+		ret = input_read(in, &text, &len);
+	if (ret) {
+		fprintf(errfp, "uevmd: %s: %s\n", path, strerror(-ret));
+		input_close(in);
+		return ret;
+	}
+	ret = uevmd_config_load_mem(text, len, path, errfp, c) ? -EINVAL : 0;
+	free(text);
+	for (int i = 0; !ret && i < uevmd_noverrides; i++) {
+		char key[64];
+		const char *o = uevmd_overrides[i], *eq = strchr(o, '=');
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - o), o);
+		if (uevmd_config_set(c, key, eq + 1)) {
+			fprintf(errfp, "uevmd: -o %s: unknown key or invalid value\n", o);
+			ret = -EINVAL;
+		}
+	}
+	if (uevmd_foreground)
+		c->log_stderr = true;
+	if (ret)
+		input_close(in);
+	return ret;
 }
 
 /* Policies replaced while running (control.c): kept until exit. */
@@ -74,16 +122,17 @@ void uevmd_policy_retire(struct ima_policy *p)
 	retired[nretired++] = p;
 }
 
-static int load_policy(void)
+int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx,
+		      struct ima_policy **out)
 {
-	const char *spec = D->cfg.policy ? D->cfg.policy : "builtin:appraise_tcb";
+	const char *spec = cfg->policy ? cfg->policy : "builtin:appraise_tcb";
 	unsigned int line = 0;
 	char *text = NULL;
 	size_t len = 0;
 	int ret;
 
 	if (!strncmp(spec, "builtin:", 8)) {
-		ret = ima_policy_builtin(spec + 8, &D->policy);
+		ret = ima_policy_builtin(spec + 8, out);
 	} else {
 		struct uevmd_input in;
 
@@ -91,7 +140,7 @@ static int load_policy(void)
 		if (!ret) {
 			ret = input_read(&in, &text, &len);
 			if (!ret)
-				ret = input_appraise(&in, integrity_sys_ctx(D->sys));
+				ret = input_appraise(&in, ctx);
 			input_close(&in);
 		}
 		if (ret == -EPERM || ret == -ESTALE) {
@@ -102,14 +151,21 @@ static int load_policy(void)
 			ulog(LOG_ERR, "policy %s: %s", spec, strerror(-ret));
 			return ret;
 		}
-		ret = ima_policy_parse_lines(text, len, &D->policy, &line);
+		ret = ima_policy_parse_lines(text, len, out, &line);
 		free(text);
 	}
-	if (ret) {
+	if (ret)
 		ulog(LOG_ERR, "policy %s: %s", spec, uevm_last_error());
+	return ret;
+}
+
+static int load_policy(void)
+{
+	int ret = uevmd_policy_load(&D->cfg, integrity_sys_ctx(D->sys), &D->policy);
+
+	if (ret)
 		return ret;
-	}
-	D->policy_source = strdup(spec);
+	D->policy_source = strdup(D->cfg.policy ? D->cfg.policy : "builtin:appraise_tcb");
 	return 0;
 }
 
@@ -119,7 +175,7 @@ static void log_warning(void *arg, const char *msg)
 	ulog(LOG_WARNING, "%s", msg);
 }
 
-static int setup_integrity(void)
+static int setup_integrity(integrity_audit_sink sink)
 {
 	struct integrity_sys_config scfg = { 0 };
 	struct uevm_config ucfg;
@@ -191,7 +247,7 @@ static int setup_integrity(void)
 	scfg.cache_capacity = D->cfg.cache_size;
 	/* Records go through the daemon's logger, after the answers. */
 	scfg.audit.integrity_audit = D->cfg.integrity_audit;
-	scfg.audit.sink = log_audit_sink;
+	scfg.audit.sink = sink;
 	ret = integrity_sys_new(&scfg, ctx, &D->sys);
 	if (ret) {
 		ulog(LOG_ERR, "%s", uevm_last_error());
@@ -313,39 +369,68 @@ static void teardown(void)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_CHECK = 256, OPT_SUPERVISE, OPT_JSON, OPT_LIST, OPT_UNDER, OPT_NO_WALK };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
-		{ "check", no_argument, NULL, 'C' },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "list", required_argument, NULL, OPT_LIST },
+		{ "under", required_argument, NULL, OPT_UNDER },
+		{ "no-walk", no_argument, NULL, OPT_NO_WALK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "supervise", no_argument, NULL, 'S' },
+		{ "supervise", no_argument, NULL, OPT_SUPERVISE },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *overrides[64];
-	int noverrides = 0, c, ret, sig;
-	bool check = false, fg = false, supervised = false;
+	static const char *overrides[64];
+	struct check_opts co = { .list = 20 };
+	int c, ret, sig;
+	bool check = false, walk = true, supervised = false, check_only = false;
 	sigset_t set;
+	char *end;
 
 	config_in.fd = -1;
 	D->config_path = UEVMD_DEFAULT_CONFIG;
+	uevmd_overrides = overrides;
 	while ((c = getopt_long(argc, argv, "c:o:fhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			D->config_path = optarg;
 			break;
 		case 'o':
-			if (noverrides == 64 || !strchr(optarg, '=')) {
+			if (uevmd_noverrides == 64 || !strchr(optarg, '=')) {
 				usage(stderr);
 				return 2;
 			}
-			overrides[noverrides++] = optarg;
+			overrides[uevmd_noverrides++] = optarg;
 			break;
 		case 'f':
-			fg = true;
+			uevmd_foreground = true;
 			break;
-		case 'C':
+		case OPT_CHECK:
 			check = true;
+			break;
+		case OPT_JSON:
+			co.json = check_only = true;
+			break;
+		case OPT_LIST:
+			errno = 0;
+			co.list = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || co.list > 1000000) {
+				fprintf(stderr, "uevmd: --list %s: not a number (0..1000000)\n",
+					optarg);
+				return 2;
+			}
+			check_only = true;
+			break;
+		case OPT_UNDER:
+			co.under = optarg;
+			check_only = true;
+			break;
+		case OPT_NO_WALK:
+			walk = false;
+			check_only = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -353,7 +438,7 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("uevmd %s\n", UEVM_VERSION);
 			return 0;
-		case 'S':
+		case OPT_SUPERVISE:
 			supervised = true;
 			break;
 		default:
@@ -361,7 +446,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (check_only && !check) || (co.under && !walk)) {
+		if (check_only && !check)
+			fprintf(stderr, "uevmd: --json, --list, --under and --no-walk go with --check\n");
 		usage(stderr);
 		return 2;
 	}
@@ -374,6 +461,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* A read lease taken to count writers may be broken: no signal. */
@@ -390,7 +478,7 @@ int main(int argc, char **argv)
 	/* A restart under a keeper of the groups: the permission group comes
 	 * back with its marks, and opens already wait in it.  Answer our own
 	 * opens from now on, before reading any file. */
-	{
+	if (!check) {
 		int fd = sd_listen_fd("perm");
 
 		if (fd >= 0 && (ret = perm_adopt(fd)) != 0) {
@@ -400,36 +488,9 @@ int main(int argc, char **argv)
 		}
 	}
 	/* Kept open: appraised with the key, once that is loaded. */
-	ret = input_open(&config_in, D->config_path, "configuration");
-	if (!ret) {
-		char *text = NULL;
-		size_t len = 0;
-
-		ret = input_read(&config_in, &text, &len);
-		if (!ret)
-			ret = uevmd_config_load_mem(text, len, D->config_path, stderr,
-						    &D->cfg) ? -EINVAL : 0;
-		else
-			fprintf(stderr, "uevmd: %s: %s\n", D->config_path, strerror(-ret));
-		free(text);
-	} else {
-		fprintf(stderr, "uevmd: %s: %s\n", D->config_path, strerror(-ret));
-	}
-	if (ret)
+	if (uevmd_config_read(D->config_path, &config_in, stderr, &D->cfg))
 		return 2;
-	for (int i = 0; i < noverrides; i++) {
-		char key[64];
-		const char *eq = strchr(overrides[i], '=');
-
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - overrides[i]), overrides[i]);
-		if (uevmd_config_set(&D->cfg, key, eq + 1)) {
-			fprintf(stderr, "uevmd: -o %s: unknown key or invalid value\n", overrides[i]);
-			return 2;
-		}
-	}
-	if (fg)
-		D->cfg.log_stderr = true;
-	if (!D->cfg.fail_open_ok && !sd_fdstore_available()) {
+	if (!D->cfg.fail_open_ok && !check && !sd_fdstore_available()) {
 		fprintf(stderr, "uevmd: on_exit = refuse: when uevmd exits or is killed, the "
 			"kernel allows every pending and later open, unless another process "
 			"keeps the fanotify groups; refusing to start without one.  Run "
@@ -446,6 +507,24 @@ int main(int argc, char **argv)
 			D->cfg.mounts[0], uevmd_mount_mark_caveat);
 		return 2;
 	}
+	if (check) {
+		/* Loaded as the daemon loads, with no thread and no mark. */
+		D->cfg.log_stderr = false;
+		ret = setup_integrity(walk ? check_audit_sink : NULL);
+		if (!ret)
+			ret = setup_measurements();
+		if (!ret && !walk)
+			printf("uevmd: configuration, key and policy load (%zu rules)\n",
+			       ima_policy_count(D->policy));
+		if (!ret && walk)
+			ret = check_run(&co);
+		else
+			ret = ret ? 2 : 0;
+		if (ret == 2 && co.json)
+			printf("{\"config\":\"error\",\"exit\":2}\n");
+		teardown();
+		return ret;
+	}
 
 	D->stop_efd = eventfd(0, EFD_CLOEXEC);
 	if (D->stop_efd < 0 || log_start())
@@ -457,22 +536,16 @@ int main(int argc, char **argv)
 	 * if its FAN_CREATE was seen, and files made while uevmd starts up
 	 * (a logger answering its first messages) are new too.  The events
 	 * wait in the group until the notifier runs. */
-	for (int i = 0; !check && i < D->cfg.nmounts; i++)
+	for (int i = 0; i < D->cfg.nmounts; i++)
 		if ((ret = open_watch(D->cfg.mounts[i], false)))
 			goto fail;
-	for (int i = 0; !check && i < D->cfg.nfilesystems; i++)
+	for (int i = 0; i < D->cfg.nfilesystems; i++)
 		if ((ret = open_watch(D->cfg.filesystems[i], true)))
 			goto fail;
-	if (!check && D->cfg.label_updates && (ret = notify_init()))
+	if (D->cfg.label_updates && (ret = notify_init()))
 		goto fail;
-	if ((ret = setup_integrity()) || (ret = setup_measurements()))
+	if ((ret = setup_integrity(log_audit_sink)) || (ret = setup_measurements()))
 		goto fail;
-	if (check) {
-		printf("uevmd: configuration, key and policy load (%zu rules)\n",
-		       ima_policy_count(D->policy));
-		teardown();
-		return 0;
-	}
 	if ((ret = tree_start()) || (ret = control_start()))
 		goto fail;
 	if (D->cfg.label_updates && (ret = notify_start()))
@@ -498,8 +571,13 @@ int main(int argc, char **argv)
 	for (;;) {
 		sig = sigwaitinfo(&set, NULL);
 		if (sig == SIGHUP) {
-			ulog(LOG_NOTICE, "SIGHUP: reopening the log file");
-			log_reopen();
+			uevmd_reload();
+			continue;
+		}
+		if (sig == SIGUSR1) {
+			/* Into the new file: the sign that it was reopened. */
+			if (!log_reopen())
+				ulog(LOG_NOTICE, "SIGUSR1: log file reopened");
 			continue;
 		}
 		if (sig == SIGTERM || sig == SIGINT)

@@ -225,6 +225,7 @@ int supervise(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0) {
@@ -295,8 +296,9 @@ int supervise(void)
 			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
 				stopping = true;
 				kill(child, (int)si.ssi_signo);
-			} else if (si.ssi_signo == SIGHUP) {
-				kill(child, SIGHUP);
+			} else if (si.ssi_signo == SIGHUP || si.ssi_signo == SIGUSR1) {
+				/* A reload, a log reopen: the daemon's. */
+				kill(child, (int)si.ssi_signo);
 			} else if (si.ssi_signo == SIGCHLD &&
 				   waitpid(child, &status, WNOHANG) == child) {
 				break;

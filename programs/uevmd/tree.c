@@ -15,6 +15,8 @@
 
 static struct uevm_securityfs *sfs;
 static const struct ima_policy *seen;
+/* The control thread and a reload (the main thread) both look. */
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int tree_start(void)
 {
@@ -37,14 +39,19 @@ int tree_start(void)
 
 void tree_check_policy(void)
 {
-	const struct ima_policy *p = integrity_sys_policy(D->sys);
+	const struct ima_policy *p;
 
-	if (p == seen)
+	pthread_mutex_lock(&seen_lock);
+	p = integrity_sys_policy(D->sys);
+	if (p == seen) {
+		pthread_mutex_unlock(&seen_lock);
 		return;
+	}
 	seen = p;
 	/* Workers still on the old rules finish, then their marks go. */
 	uevmd_quiesce();
 	perm_flush_ignore_marks();
+	pthread_mutex_unlock(&seen_lock);
 	if (p != D->policy)
 		ulog(LOG_NOTICE, "policy replaced through the control tree (%zu rules)",
 		     p ? ima_policy_count(p) : 0);

@@ -26,7 +26,10 @@
 #include "uevm/measure.h"
 #include "uevm/policy.h"
 
-#define UEVMD_DEFAULT_CONFIG	"/etc/uevm/uevmd.conf"
+#ifndef UEVMD_SYSCONFDIR
+#define UEVMD_SYSCONFDIR	"/etc"		/* the Makefile's SYSCONFDIR */
+#endif
+#define UEVMD_DEFAULT_CONFIG	UEVMD_SYSCONFDIR "/uevm/uevmd.conf"
 #define UEVMD_DEFAULT_SOCKET	"/run/uevm/uevmd.sock"
 #define UEVMD_DEFAULT_TREE	"/run/uevm/security"
 #define UEVMD_MAX_MARKS		64
@@ -303,6 +306,36 @@ int sd_listen_fd(const char *name);
 /* Returns in the child, which goes on as the daemon (0), or never. */
 int supervise(void);
 
+/* ---- `uevmd --check` (check.c) ---------------------------------------- */
+
+struct check_opts {
+	bool json;
+	size_t list;		/* paths listed at most */
+	const char *under;	/* only this directory, or NULL: every mark */
+};
+
+/* The audit sink while checking: keeps the cause of a refusal. */
+void check_audit_sink(const struct integrity_audit_record *r, void *arg);
+/* Walk what the marks cover, deciding as if enforcing; report.  Returns
+ * the exit status: 0 nothing refused, 1 something, 2 an error. */
+int check_run(const struct check_opts *o);
+
+/* ---- reloading the configuration (reload.c) ------------------------------ */
+
+/* SIGHUP: read the configuration and the policy again; swap them in
+ * whole, or keep the running ones (logged). */
+int uevmd_reload(void);
+/* What main() read the configuration with (reload repeats it). */
+extern const char **uevmd_overrides;
+extern int uevmd_noverrides;
+extern bool uevmd_foreground;
+/* Load the policy named by CFG (appraised with CTX where it must be). */
+int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx,
+		      struct ima_policy **out);
+/* Read and parse the configuration at PATH, with the overrides. */
+int uevmd_config_read(const char *path, struct uevmd_input *in, FILE *errfp,
+		      struct uevmd_config *c);
+
 /* ---- control (control.c, tree.c) ----------------------------------------- */
 
 int control_start(void);
@@ -310,6 +343,8 @@ void control_stop(void);
 /* Replace the policy: parse whole or not at all. */
 int uevmd_policy_replace(const char *text, size_t len, const char *source,
 			 char *err, size_t errlen);
+/* Make NP (from SRC, both now owned) the policy; retire the old one. */
+void uevmd_policy_install(struct ima_policy *np, char *src);
 /* Keep a replaced policy until exit (other threads may still read it). */
 void uevmd_policy_retire(struct ima_policy *p);
 /* Make sure no worker still uses what was current before (policy swap). */
