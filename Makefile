@@ -81,7 +81,7 @@ $(B)/lib/%.o: lib/%.c $(HDRS)
 
 $(B)/programs/%.o: programs/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PROG_INC) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(PROG_INC) $(LIB_INC) -c -o $@ $<
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -166,7 +166,7 @@ all: $(UEVMFS)
 install: install-uevmfs
 $(B)/programs/uevmfs/%.o: programs/uevmfs/%.c $(HDRS) $(wildcard programs/uevmfs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags fuse3) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(shell pkg-config --cflags fuse3) -c -o $@ $<
 $(UEVMFS): $(UEVMFS_OBJ) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(STATIC_LIB) $(LDLIBS)
 install-uevmfs: $(UEVMFS)
@@ -190,7 +190,7 @@ all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
 $(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(STATIC_LIB) $(LDLIBS)
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in
