@@ -135,7 +135,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/uevm \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(UEVM) $(DESTDIR)$(BINDIR)/uevm
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libuevm.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libuevm.so.$(SOVERSION)
@@ -143,6 +143,7 @@ install: all
 	install -m 644 include/uevm/*.h $(DESTDIR)$(INCDIR)/uevm/
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 docs/threat-model.md $(DESTDIR)$(DOCDIR)/
 
@@ -219,6 +220,7 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	rm -rf $(DESTDIR)$(INCDIR)/uevm
 	cd man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	cd man && for m in *.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$m; done
 	rm -f $(DESTDIR)$(DOCDIR)/threat-model.md
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 

@@ -12,7 +12,7 @@
  * uevm_key_load() (uevm/uevm.h) loads any of them from a specification
  * that names its form ("tpm:/etc/uevm/evm.key.tpm").  Plain key bytes never
  * leave locked, non-dumpable memory except through uevm_key_write_plain().
- * See uevm_keys(3).
+ * See uevm_key_load(3).
  */
 #ifndef UEVM_KEYS_H
 #define UEVM_KEYS_H

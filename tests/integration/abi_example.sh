@@ -16,6 +16,9 @@ tsan) mk=(SANITIZE=thread); san=(-fsanitize=thread) ;;
 esac
 make -s -C "$ROOT" "${mk[@]}" install DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1
 check "make install DESTDIR=... PREFIX=/usr" test -f "$T/root/usr/lib/pkgconfig/uevm.pc"
+for p in "$ROOT"/man/*.3; do
+	check "man3 page $(basename "$p") installed" cmp -s "$p" "$T/root/usr/share/man/man3/$(basename "$p")"
+done
 
 # pkg-config over the staged tree: the .pc says /usr, the sysroot maps it.
 expect_match "the installed uevm.pc says PREFIX=/usr" '^prefix=/usr$' "$(cat "$T/root/usr/lib/pkgconfig/uevm.pc")"
