@@ -163,3 +163,14 @@ if git -C "$ROOT" cat-file -e "$old^{commit}" 2>/dev/null; then
 		gcc -std=c11 -I"$T/old" -x c -c -o /dev/null - 2>&1)
 	expect_match "the old headers and <imaevm.h> clash (what this fixes)" 'error' "$out"
 fi
+
+# Every function the headers declare is exported by the installed library
+# (the inline *_init() are not functions of the library; what they call is).
+{ for h in "${hdrs[@]}"; do echo "#include <$h>"; done; } >"$T/all.c"
+clang -std=c11 -fsyntax-only -Xclang -ast-dump=json -I"$INC" "$T/all.c" 2>/dev/null |
+	jq -r '.inner[] | select(.kind == "FunctionDecl" and .storageClass != "static") | .name' |
+	sort -u >"$T/declared"
+nm -D --defined-only "$T/root/usr/lib/libuevm.so.0" | awk '$2 == "T" { print $3 }' | sort -u >"$T/exported"
+expect_match "the headers declare the API's functions" '^uevm_verify_file$' "$(cat "$T/declared")"
+expect_eq "every declared function is exported by libuevm.so" "" "$(comm -23 "$T/declared" "$T/exported")"
+echo "public functions: $(wc -l <"$T/declared"); exported uevm_* not declared (internal): $(comm -13 "$T/declared" "$T/exported" | grep -c '^uevm_')"
