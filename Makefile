@@ -84,7 +84,7 @@ $(B)/lib/%.o: lib/%.c $(HDRS)
 
 $(B)/programs/%.o: programs/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(PROG_INC) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(PROG_INC) $(LIB_INC) -c -o $@ $<
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -147,7 +147,7 @@ bench: all
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/uevm \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 755 $(UEVM) $(DESTDIR)$(BINDIR)/uevm
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libuevm.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libuevm.so.$(SOVERSION)
@@ -155,6 +155,7 @@ install: all
 	install -m 644 include/uevm/*.h $(DESTDIR)$(INCDIR)/uevm/
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 docs/threat-model.md $(DESTDIR)$(DOCDIR)/
 
@@ -191,7 +192,7 @@ all: $(UEVMFS)
 install: install-uevmfs
 $(B)/programs/uevmfs/%.o: programs/uevmfs/%.c $(HDRS) $(wildcard programs/uevmfs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib/securityfs $(FUSE_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) $(FUSE_CFLAGS) -c -o $@ $<
 $(UEVMFS): $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS)
 install-uevmfs: $(UEVMFS)
@@ -222,7 +223,7 @@ all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
 $(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilib/securityfs -DUEVMD_SYSCONFDIR='"$(SYSCONFDIR)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LIB_INC) -DUEVMD_SYSCONFDIR='"$(SYSCONFDIR)"' -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS) -laudit
 $(B)/uevmd.service: programs/uevmd/uevmd.service.in
@@ -256,6 +257,7 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	rm -rf $(DESTDIR)$(INCDIR)/uevm
 	cd man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	cd man && for m in *.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$m; done
 	rm -f $(DESTDIR)$(DOCDIR)/threat-model.md
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 

@@ -4,13 +4,13 @@
  * portable signature (type 5) through uevm_evm_xattr_parse.
  */
 #include "fuzz.h"
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *val = fuzz_dup(data, size);
 	struct uevm_xattr_value v;
-	int ret = uevm_evm_xattr_parse(val, size, &v);
+	int ret = evm_xattr_parse(val, size, &v);
 
 	if (ret) {
 		FUZZ_ASSERT(ret == -EINVAL);

@@ -16,7 +16,7 @@
  *    refused by the replay too, always with a reason.
  */
 #include "fuzz.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 struct state {
 	const uint8_t *in;	/* the input, to find each line */

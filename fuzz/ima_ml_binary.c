@@ -10,7 +10,7 @@
  * shows and replays is exactly what the list holds.
  */
 #include "fuzz.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 struct state {
 	FILE *bin, *ascii;

@@ -9,7 +9,7 @@
  * for the kernel's own sigv3 quirk, see reorder_sigv3).
  */
 #include "fuzz.h"
-#include "uevm/policy.h"
+#include "ima_policy.h"
 
 static char *render(const struct ima_policy *p)
 {

@@ -4,7 +4,7 @@
  * giving back the same bytes for the digest forms it writes.
  */
 #include "fuzz.h"
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 
 static bool inside(const uint8_t *p, size_t n, const uint8_t *val, size_t len)
 {
@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *val = fuzz_dup(data, size);
 	uint8_t again[2 + UEVM_MAX_DIGEST_SIZE];
 	struct uevm_xattr_value v;
-	int ret = uevm_ima_xattr_parse(val, size, &v);
+	int ret = ima_xattr_parse(val, size, &v);
 
 	if (ret) {
 		FUZZ_ASSERT(ret == -EINVAL);

@@ -6,7 +6,7 @@
  * unwrapping anything.
  */
 #include "fuzz.h"
-#include "uevm/keys.h"
+#include "keys.h"
 #include "key_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

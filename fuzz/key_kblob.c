@@ -8,7 +8,7 @@
  * does not cover: separators, hex case, the byte after the IV).
  */
 #include "fuzz.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 /* The user:kmk master key of fuzz/corpus/key_kblob/ (see gen-corpus.sh). */
 #define FUZZ_MASTER "uevm fuzz kernel-blob master key"

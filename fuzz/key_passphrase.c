@@ -7,7 +7,7 @@
  * the KDF are reached without making every run cost a real KDF).
  */
 #include "fuzz.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 /* The passphrase of fuzz/corpus/key_passphrase/ (see gen-corpus.sh). */
 #define FUZZ_PASSPHRASE "uevm fuzz passphrase"

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 #include "fuzz.h"
-#include "uevm/keys.h"
+#include "keys.h"
 #include "key_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

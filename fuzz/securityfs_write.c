@@ -16,8 +16,8 @@
  */
 #include <fcntl.h>
 #include "fuzz.h"
-#include "uevm/integrity.h"
-#include "uevm/securityfs.h"
+#include "integrity.h"
+#include "securityfs.h"
 
 static struct integrity_cred root, user;
 

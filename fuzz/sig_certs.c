@@ -7,7 +7,7 @@
  */
 #include <openssl/err.h>
 #include "fuzz.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 #include "sig_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

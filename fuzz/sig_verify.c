@@ -11,7 +11,7 @@
  */
 #include <openssl/err.h>
 #include "fuzz.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 #include "sig_private.h"
 #include "test_certs.h"
 
@@ -51,11 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret == 0) {
 		FUZZ_ASSERT(vlen > UEVM_SIG_HDR_SIZE && dlen > 0);
 		if (val[0] == EVM_IMA_XATTR_DIGSIG || val[0] == IMA_VERITY_DIGSIG) {
-			FUZZ_ASSERT(uevm_ima_xattr_parse(val, vlen, &v) == 0);
+			FUZZ_ASSERT(ima_xattr_parse(val, vlen, &v) == 0);
 			FUZZ_ASSERT(v.sig_len == vlen - UEVM_SIG_HDR_SIZE);
 		}
 		if (val[0] == EVM_IMA_XATTR_DIGSIG || val[0] == EVM_XATTR_PORTABLE_DIGSIG)
-			FUZZ_ASSERT(uevm_evm_xattr_parse(val, vlen, &v) == 0);
+			FUZZ_ASSERT(evm_xattr_parse(val, vlen, &v) == 0);
 		/* The first byte: ECDSA uses only the leftmost bits of a
 		 * digest longer than its curve's order (SHA-512 on P-256). */
 		digest[0] ^= 0x01;

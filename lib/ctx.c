@@ -5,7 +5,7 @@
 #include "lib_private.h"
 
 /* The kernel's evm_config_default_xattrnames, in its order. */
-UEVM_EXPORT const char *const uevm_default_evm_xattrs[] = {
+static const char *const evm_default_xattrs[] = {
 	"security.selinux",
 	"security.SMACK64",
 	"security.SMACK64EXEC",
@@ -17,18 +17,42 @@ UEVM_EXPORT const char *const uevm_default_evm_xattrs[] = {
 	NULL,
 };
 
-UEVM_EXPORT void uevm_config_init(struct uevm_config *cfg)
+/* A function, not the array: an array's size would be part of the ABI. */
+UEVM_EXPORT const char *const *uevm_evm_default_xattrs(void)
+{
+	return evm_default_xattrs;
+}
+
+static void config_defaults(struct uevm_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
 	cfg->hash_algo = UEVM_HASH_SHA256;
 	cfg->uuid_mode = UEVM_UUID_AUTO;
 }
 
-UEVM_EXPORT int uevm_ctx_new(const struct uevm_config *cfg,
+UEVM_EXPORT void uevm_config_init_size(struct uevm_config *cfg, size_t size)
+{
+	struct uevm_config def;
+
+	config_defaults(&def);
+	uevm_struct_init(cfg, size, &def, sizeof(def));
+}
+
+UEVM_EXPORT int uevm_ctx_new(const struct uevm_config *in,
 			     struct uevm_key *key, struct uevm_ctx **out)
 {
+	struct uevm_config mine;
+	const struct uevm_config *cfg = &mine;
 	struct uevm_ctx *ctx;
 	size_t n = 0, extra = 0;
+	int ret;
+
+	config_defaults(&mine);
+	ret = uevm_struct_in(in, sizeof(mine), &mine, sizeof(mine),
+			     "struct uevm_config");
+	if (ret)
+		return ret;
 
 	if (!uevm_hash_algo_available(cfg->hash_algo))
 		return uevm_err(ENOPKG, "hash algorithm %s is not available",
@@ -40,14 +64,14 @@ UEVM_EXPORT int uevm_ctx_new(const struct uevm_config *cfg,
 		return uevm_err(ENOMEM, "out of memory");
 	ctx->cfg = *cfg;
 	ctx->cfg.extra_xattrs = NULL;
-	ctx->xattrs = calloc(ARRAY_SIZE(uevm_default_evm_xattrs) + extra,
+	ctx->xattrs = calloc(ARRAY_SIZE(evm_default_xattrs) + extra,
 			     sizeof(char *));
 	if (!ctx->xattrs) {
 		free(ctx);
 		return uevm_err(ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; uevm_default_evm_xattrs[i]; i++)
-		ctx->xattrs[n++] = uevm_default_evm_xattrs[i];
+	for (size_t i = 0; evm_default_xattrs[i]; i++)
+		ctx->xattrs[n++] = evm_default_xattrs[i];
 	/* Run-time additions go to the tail, as writes to evm_xattrs do;
 	 * a name already listed is not hashed twice. */
 	for (size_t i = 0; i < extra; i++) {

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <openssl/evp.h>
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 
 #define UEVM_EXPORT __attribute__((visibility("default")))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -16,6 +16,7 @@ attr
 acl
 openssl
 ima-evm-utils
+libimaevm-dev
 e2fsprogs
 util-linux
 mount

@@ -83,14 +83,6 @@ int uevm_signer_load(const char *key, const char *pass,
 #define UEVM_SIGNER_ASK_PASS 0x1
 int uevm_signer_load_ex(const char *key, const char *pass, unsigned int flags,
 			struct uevm_signer **out);
-/*
- * A signer around a private key the caller already holds (an OpenSSL
- * EVP_PKEY, such as one an engine loaded from a token): the signer takes
- * its own reference and uses it one operation at a time.  The keyid is
- * computed from the public key.
- */
-struct evp_pkey_st;
-int uevm_signer_from_pkey(struct evp_pkey_st *pkey, struct uevm_signer **out);
 void uevm_signer_set_keyid(struct uevm_signer *s, uint32_t keyid);
 int uevm_signer_set_keyid_from_cert(struct uevm_signer *s, const char *path);
 uint32_t uevm_signer_keyid(const struct uevm_signer *s);
@@ -99,8 +91,8 @@ const char *uevm_signer_describe(const struct uevm_signer *s);
 void uevm_signer_free(struct uevm_signer *s);
 
 /*
- * Make a signature value of TYPE (EVM_IMA_XATTR_DIGSIG or
- * EVM_XATTR_PORTABLE_DIGSIG) and VERSION (2 or 3) over DIGEST, computed with
+ * Make a signature value of TYPE (UEVM_EVM_IMA_XATTR_DIGSIG or
+ * UEVM_EVM_XATTR_PORTABLE_DIGSIG) and VERSION (2 or 3) over DIGEST, computed with
  * ALGO.  OUT needs UEVM_MAX_SIG_SIZE bytes.  Returns the value's length.
  */
 int uevm_sign_digest(const struct uevm_signer *s, uint8_t type, int version,
@@ -135,8 +127,8 @@ int uevm_evm_calc_hash_values(int algo, const struct uevm_xattr_entry *xattrs,
 			      size_t n, const struct uevm_hmac_misc *misc,
 			      uint8_t *digest);
 /*
- * The kernel's evm_calc_hash for F: TYPE EVM_IMA_XATTR_DIGSIG binds ino,
- * generation and (per the context) the fs UUID; EVM_XATTR_PORTABLE_DIGSIG
+ * The kernel's evm_calc_hash for F: TYPE UEVM_EVM_IMA_XATTR_DIGSIG binds
+ * ino, generation and (per the context) the fs UUID; the portable type
  * binds none of them and needs security.ima (-EPERM without).  REQ_* as in
  * uevm_evm_calc_hmac.  -ENODATA when no protected xattr exists.
  */
@@ -147,13 +139,22 @@ int uevm_evm_calc_hash(const struct uevm_ctx *ctx, const struct uevm_file *f,
 
 /* ---- signing files -------------------------------------------------------------- */
 
+/* Set by uevm_sign_opts_init(), then changed as needed. */
 struct uevm_sign_opts {
+	size_t size;		/* sizeof(struct uevm_sign_opts) */
 	bool ima_sig;		/* security.ima: a signature (else the hash) */
 	bool evm_sig;		/* security.evm: a signature */
 	bool portable;		/* ... of type 0x05 */
 	int version;		/* 2 (default when 0) or 3 */
 	int algo;		/* -1: the context's algorithm */
 };
+
+/* Zero O, set its size, version 2 and the context's algorithm. */
+void uevm_sign_opts_init_size(struct uevm_sign_opts *o, size_t size);
+static inline void uevm_sign_opts_init(struct uevm_sign_opts *o)
+{
+	uevm_sign_opts_init_size(o, sizeof(*o));
+}
 
 /* The security.ima signature value for F's content. */
 int uevm_ima_sign_calc(const struct uevm_ctx *ctx, const struct uevm_signer *s,

@@ -6,6 +6,12 @@
  * Conventions: functions return 0 (or a length) on success and a negative
  * errno on failure; a human-readable reason for the last failure of the
  * calling thread is available from uevm_last_error().
+ *
+ * ABI: every identifier here starts with uevm_ or UEVM_.  Structs that may
+ * grow are either opaque (struct uevm_file, struct uevm_verdict, ...) or
+ * begin with a `size_t size` that the matching *_init() function sets and
+ * the library checks, so a program built against an older header keeps
+ * working with a newer library.  Overview: uevm(3).
  */
 #ifndef UEVM_UEVM_H
 #define UEVM_UEVM_H
@@ -13,7 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -21,6 +26,10 @@ extern "C" {
 #endif
 
 #define UEVM_VERSION "0.1.0"
+
+/* The version of the library in use (UEVM_VERSION of its build), which may
+ * be newer than the header a program was built with. */
+const char *uevm_version(void);
 
 /* ---- errors --------------------------------------------------------- */
 
@@ -51,19 +60,21 @@ void uevm_set_file_checks(enum uevm_file_checks mode);
 
 /* ---- integrity status: the kernel's enum integrity_status ----------- */
 
-enum integrity_status {
-	INTEGRITY_PASS = 0,
-	INTEGRITY_PASS_IMMUTABLE,
-	INTEGRITY_FAIL,
-	INTEGRITY_FAIL_IMMUTABLE,
-	INTEGRITY_NOLABEL,
-	INTEGRITY_NOXATTRS,
-	INTEGRITY_UNKNOWN,
+/* Same order and values as the kernel's enum integrity_status; a later
+ * version may add values at the end. */
+enum uevm_integrity_status {
+	UEVM_INTEGRITY_PASS = 0,
+	UEVM_INTEGRITY_PASS_IMMUTABLE,
+	UEVM_INTEGRITY_FAIL,
+	UEVM_INTEGRITY_FAIL_IMMUTABLE,
+	UEVM_INTEGRITY_NOLABEL,
+	UEVM_INTEGRITY_NOXATTRS,
+	UEVM_INTEGRITY_UNKNOWN,
 };
-#define INTEGRITY_STATUS_COUNT 7
 
-/* The kernel's audit spelling: "pass", "fail", "no_label", ... */
-const char *integrity_status_name(enum integrity_status s);
+/* The kernel's audit spelling: "pass", "fail", "no_label", ...; "unknown"
+ * for a value out of range. */
+const char *uevm_integrity_status_name(enum uevm_integrity_status s);
 
 /* ---- hash algorithms: the kernel's enum hash_algo ids --------------- */
 
@@ -102,26 +113,29 @@ int uevm_hash_buffer(int algo, const void *data, size_t len, uint8_t *digest);
  * thread this way; nothing incomplete is ever cached. */
 void uevm_hash_cancel_on(const volatile int *flag);
 
-/* ---- xattr value formats (enum evm_ima_xattr_type) ----------------- */
+/* ---- xattr value formats (the kernel's enum evm_ima_xattr_type) ---- */
 
-enum evm_ima_xattr_type {
-	IMA_XATTR_DIGEST = 0x01,
-	EVM_XATTR_HMAC = 0x02,
-	EVM_IMA_XATTR_DIGSIG = 0x03,
-	IMA_XATTR_DIGEST_NG = 0x04,
-	EVM_XATTR_PORTABLE_DIGSIG = 0x05,
-	IMA_VERITY_DIGSIG = 0x06,
+/* The first byte of a security.ima / security.evm value. */
+enum uevm_xattr_type {
+	UEVM_IMA_XATTR_DIGEST = 0x01,
+	UEVM_EVM_XATTR_HMAC = 0x02,
+	UEVM_EVM_IMA_XATTR_DIGSIG = 0x03,
+	UEVM_IMA_XATTR_DIGEST_NG = 0x04,
+	UEVM_EVM_XATTR_PORTABLE_DIGSIG = 0x05,
+	UEVM_IMA_VERITY_DIGSIG = 0x06,
 };
 
-#define XATTR_NAME_IMA "security.ima"
-#define XATTR_NAME_EVM "security.evm"
+#define UEVM_XATTR_IMA "security.ima"
+#define UEVM_XATTR_EVM "security.evm"
 #define UEVM_HMAC_SIZE 20
 #define UEVM_EVM_HMAC_XATTR_SIZE (1 + UEVM_HMAC_SIZE)
 #define UEVM_SIG_HDR_SIZE 9
 
-/* A parsed security.ima or security.evm value; pointers alias the input. */
+/* A parsed security.ima or security.evm value; pointers alias the input.
+ * Set SIZE with uevm_xattr_value_init() before parsing into it. */
 struct uevm_xattr_value {
-	uint8_t type;		/* enum evm_ima_xattr_type */
+	size_t size;		/* sizeof(struct uevm_xattr_value) */
+	uint8_t type;		/* enum uevm_xattr_type */
 	int algo;		/* hash algorithm, -1 when the type has none */
 	const uint8_t *digest;	/* digest or HMAC bytes (types 1, 2, 4) */
 	size_t digest_len;
@@ -132,8 +146,17 @@ struct uevm_xattr_value {
 	size_t sig_len;
 };
 
+/* The *_init() functions are inline: they pass the size of the struct as
+ * this header declares it, which the library then checks. */
+void uevm_xattr_value_init_size(struct uevm_xattr_value *v, size_t size);
+static inline void uevm_xattr_value_init(struct uevm_xattr_value *v)
+{
+	uevm_xattr_value_init_size(v, sizeof(*v));
+}
+
 /* Parse security.ima.  On a malformed value returns -EINVAL and
- * uevm_last_error() says what is wrong with it. */
+ * uevm_last_error() says what is wrong with it; -EINVAL also when
+ * OUT->size is not one this library knows. */
 int uevm_ima_xattr_parse(const uint8_t *val, size_t len,
 			 struct uevm_xattr_value *out);
 /* Parse security.evm likewise. */
@@ -144,12 +167,40 @@ int uevm_evm_xattr_parse(const uint8_t *val, size_t len,
  * Returns the value's length. */
 int uevm_ima_xattr_format(int algo, const uint8_t *digest, uint8_t *out);
 
+/* ---- file objects ---------------------------------------------------- */
+
+/*
+ * A file system object opened without following symlinks (opaque).
+ * Regular files and directories get a descriptor that can read and ioctl;
+ * other types (symlinks, devices, FIFOs, sockets) are only held by an
+ * O_PATH descriptor and are never opened for I/O.
+ */
+struct uevm_file;
+
+/* Open NAME relative to DIRFD (AT_FDCWD for a path).  Never follows a
+ * symlink in the last component and never opens FIFOs or devices.
+ * DISPLAY_PATH (NULL: NAME) names the file in messages only. */
+int uevm_file_open(int dirfd, const char *name, const char *display_path,
+		   struct uevm_file **out);
+/* Close and free F (NULL is ignored). */
+void uevm_file_free(struct uevm_file *f);
+/* The descriptor (owned by F): O_RDONLY for regular files and
+ * directories, O_PATH for other types. */
+int uevm_file_fd(const struct uevm_file *f);
+/* The type and permission bits (st_mode) seen at open. */
+mode_t uevm_file_mode(const struct uevm_file *f);
+/* The name given at open, for messages. */
+const char *uevm_file_path(const struct uevm_file *f);
+/* Inode generation as EVM hashes it (FS_IOC_GETVERSION; 0 on ENOTTY). */
+int uevm_file_generation(const struct uevm_file *f, uint32_t *gen);
+/* The filesystem UUID (FS_IOC_GETFSUUID), 16 bytes. */
+int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16]);
+
 /* ---- fd-based xattr helpers (the seeds' vfs_getxattr_alloc) -------- */
 
 /* Read an xattr of any size from a file object (see struct uevm_file);
  * *buf is (re)allocated to fit, *bufsize tracks its capacity.  Returns the
  * value length or a negative errno (-ENODATA when absent). */
-struct uevm_file;
 ssize_t uevm_getxattr_alloc(const struct uevm_file *f, const char *name,
 			    uint8_t **buf, size_t *bufsize);
 /* 0 when the stored value equals (val, len), 1 when it differs or is
@@ -159,32 +210,6 @@ int uevm_xattr_cmp(const struct uevm_file *f, const char *name,
 int uevm_setxattr(const struct uevm_file *f, const char *name,
 		  const void *val, size_t len);
 int uevm_removexattr(const struct uevm_file *f, const char *name);
-
-/* ---- file objects ---------------------------------------------------- */
-
-/*
- * A file system object opened without following symlinks.  Regular files
- * and directories get an fd that can read and ioctl; other types (symlinks,
- * devices, FIFOs, sockets) are only held by an O_PATH fd and are never
- * opened for I/O.
- */
-struct uevm_file {
-	int fd;			/* O_PATH, or O_RDONLY for regular/dir */
-	int dirfd;		/* parent directory (not owned), or -1 */
-	bool io;		/* fd allows read/ioctl/f*xattr */
-	struct stat st;
-	const char *path;	/* for messages only; never used to open */
-};
-
-/* Open NAME relative to DIRFD (AT_FDCWD for a path).  Never follows a
- * symlink in the last component and never opens FIFOs or devices. */
-int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
-		     const char *display_path);
-void uevm_file_close(struct uevm_file *f);
-/* Inode generation as EVM hashes it (FS_IOC_GETVERSION; 0 on ENOTTY). */
-int uevm_file_generation(const struct uevm_file *f, uint32_t *gen);
-/* The filesystem UUID (FS_IOC_GETFSUUID), 16 bytes. */
-int uevm_file_fsuuid(const struct uevm_file *f, uint8_t uuid[16]);
 
 /* ---- HMAC key -------------------------------------------------------- */
 
@@ -197,7 +222,7 @@ struct uevm_key;
  * caller or root on the session or user keyring, or a protected form named
  * as uevm/keys.h describes (passphrase:, tpm:, kernel-blob:).  The form is
  * never guessed from the file.  The key is kept in locked memory excluded
- * from core dumps.
+ * from core dumps.  A passphrase is asked for on the terminal.
  */
 int uevm_key_load(const char *spec, struct uevm_key **out);
 int uevm_key_from_bytes(const void *data, size_t len, struct uevm_key **out);
@@ -208,8 +233,11 @@ void uevm_key_fingerprint(const struct uevm_key *key, char out[17]);
 
 /* ---- the EVM HMAC ------------------------------------------------------ */
 
-/* The inode metadata EVM binds into the HMAC (struct h_misc + fs UUID). */
+/* The inode metadata EVM binds into the HMAC (struct h_misc + fs UUID).
+ * Filled by uevm_hmac_misc_from_file(), or set SIZE with
+ * uevm_hmac_misc_init() before filling it in. */
 struct uevm_hmac_misc {
+	size_t size;		/* sizeof(struct uevm_hmac_misc) */
 	uint64_t ino;
 	uint32_t generation;
 	uint32_t uid;
@@ -227,7 +255,15 @@ struct uevm_xattr_entry {
 	size_t len;
 };
 
-/* Serialise struct h_misc as the kernel lays it out; returns its size. */
+/* Zero M and set its size. */
+void uevm_hmac_misc_init_size(struct uevm_hmac_misc *m, size_t size);
+static inline void uevm_hmac_misc_init(struct uevm_hmac_misc *m)
+{
+	uevm_hmac_misc_init_size(m, sizeof(*m));
+}
+
+/* Serialise struct h_misc as the kernel lays it out; returns its size
+ * (0 when M->size is not one this library knows). */
 size_t uevm_hmac_misc_encode(const struct uevm_hmac_misc *m, uint8_t out[24]);
 
 /* HMAC-SHA1 over the given values (absent ones simply not passed) and
@@ -237,8 +273,8 @@ int uevm_evm_calc_hmac_values(const struct uevm_key *key,
 			      size_t n, const struct uevm_hmac_misc *misc,
 			      uint8_t hmac[UEVM_HMAC_SIZE]);
 
-/* The kernel's default protected list, in order. */
-extern const char *const uevm_default_evm_xattrs[];
+/* The kernel's default protected list, in order, NULL-terminated. */
+const char *const *uevm_evm_default_xattrs(void);
 
 /* ---- context: key, protected list, options ------------------------------ */
 
@@ -248,7 +284,9 @@ enum uevm_uuid_mode {
 	UEVM_UUID_FIXED,	/* a given UUID */
 };
 
+/* Set by uevm_config_init(), then changed as needed. */
 struct uevm_config {
+	size_t size;			/* sizeof(struct uevm_config) */
 	int hash_algo;			/* for labelling; default sha256 */
 	enum uevm_uuid_mode uuid_mode;
 	uint8_t uuid[16];		/* for UEVM_UUID_FIXED */
@@ -257,7 +295,12 @@ struct uevm_config {
 };
 
 struct uevm_ctx;
-void uevm_config_init(struct uevm_config *cfg);
+/* Defaults: sha256, the fs UUID of each file, 64-bit h_misc. */
+void uevm_config_init_size(struct uevm_config *cfg, size_t size);
+static inline void uevm_config_init(struct uevm_config *cfg)
+{
+	uevm_config_init_size(cfg, sizeof(*cfg));
+}
 /* The context takes ownership of KEY (may be NULL for hash-only work). */
 int uevm_ctx_new(const struct uevm_config *cfg, struct uevm_key *key,
 		 struct uevm_ctx **out);
@@ -302,17 +345,25 @@ int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,
 
 /* ---- verification --------------------------------------------------------- */
 
-/* The verdict for one file. */
-struct uevm_verdict {
-	enum integrity_status status;	/* overall */
-	enum integrity_status evm_status;
-	enum integrity_status ima_status; /* INTEGRITY_UNKNOWN when not regular */
-	const char *cause;	/* the kernel's cause string, NULL on PASS */
-	char detail[160];	/* why, in words ("" when nothing to add) */
-};
+/* The verdict for one file (opaque): allocate one and reuse it for any
+ * number of uevm_verify_file() calls of one thread. */
+struct uevm_verdict;
+int uevm_verdict_new(struct uevm_verdict **out);
+void uevm_verdict_free(struct uevm_verdict *v);
+/* Overall, EVM's and IMA's status (IMA: UEVM_INTEGRITY_UNKNOWN for objects
+ * that are not regular files). */
+enum uevm_integrity_status uevm_verdict_status(const struct uevm_verdict *v);
+enum uevm_integrity_status uevm_verdict_evm_status(const struct uevm_verdict *v);
+enum uevm_integrity_status uevm_verdict_ima_status(const struct uevm_verdict *v);
+/* The kernel's cause string ("invalid-hash", ...), NULL on a pass. */
+const char *uevm_verdict_cause(const struct uevm_verdict *v);
+/* Why, in words; "" when there is nothing to add.  Valid until V is used
+ * again or freed. */
+const char *uevm_verdict_detail(const struct uevm_verdict *v);
 
-/* EVM alone: the kernel's evm_verify_hmac for F's stored labels. */
-enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
+/* EVM alone: the kernel's evm_verify_hmac for F's stored labels; the
+ * reason goes to DETAIL (DETAIL_LEN bytes, may be 0). */
+enum uevm_integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 				      const struct uevm_file *f,
 				      char *detail, size_t detail_len);
 
@@ -343,7 +394,9 @@ int uevm_ima_calc_xattr(const struct uevm_ctx *ctx, const struct uevm_file *f,
 
 /* ---- walking trees ---------------------------------------------------------- */
 
+/* Set by uevm_walk_opts_init(), then changed as needed. */
 struct uevm_walk_opts {
+	size_t size;		/* sizeof(struct uevm_walk_opts) */
 	bool recursive;
 	bool one_fs;		/* -x */
 	int jobs;		/* worker threads; <= 0: online CPUs */
@@ -363,6 +416,13 @@ struct uevm_walk_opts {
 	const char *const *exclude;
 	size_t nexclude;
 };
+
+/* Defaults: not recursive, one worker per online CPU. */
+void uevm_walk_opts_init_size(struct uevm_walk_opts *opts, size_t size);
+static inline void uevm_walk_opts_init(struct uevm_walk_opts *opts)
+{
+	uevm_walk_opts_init_size(opts, sizeof(*opts));
+}
 
 /* Called for every object (possibly from several threads at once).
  * Return 0 to continue.  ERR is 0, or a negative errno when the object

@@ -4,8 +4,35 @@
 #include <string.h>
 #include "lib_private.h"
 
-UEVM_EXPORT size_t uevm_hmac_misc_encode(const struct uevm_hmac_misc *m,
+UEVM_EXPORT void uevm_hmac_misc_init_size(struct uevm_hmac_misc *m,
+					  size_t size)
+{
+	struct uevm_hmac_misc def;
+
+	memset(&def, 0, sizeof(def));
+	uevm_struct_init(m, size, &def, sizeof(def));
+}
+
+/* A caller's struct uevm_hmac_misc as ours (see uevm_struct_in). */
+int evm_misc_in(const struct uevm_hmac_misc *in, struct uevm_hmac_misc *out)
+{
+	memset(out, 0, sizeof(*out));
+	return uevm_struct_in(in, sizeof(*out), out, sizeof(*out),
+			      "struct uevm_hmac_misc");
+}
+
+UEVM_EXPORT size_t uevm_hmac_misc_encode(const struct uevm_hmac_misc *in,
 					 uint8_t out[24])
+{
+	struct uevm_hmac_misc mine;
+	const struct uevm_hmac_misc *m = &mine;
+
+	if (evm_misc_in(in, &mine))
+		return 0;
+	return evm_misc_encode(m, out);
+}
+
+size_t evm_misc_encode(const struct uevm_hmac_misc *m, uint8_t out[24])
 {
 	/* struct h_misc { unsigned long ino; u32 generation; uid_t uid;
 	 * gid_t gid; umode_t mode; }, zeroed, native endian.  LP64: 8+4+4+4+2
@@ -34,7 +61,7 @@ static int add_misc_and_final(struct uevm_hmac *h,
 			      uint8_t hmac[UEVM_HMAC_SIZE])
 {
 	uint8_t buf[24];
-	size_t n = uevm_hmac_misc_encode(misc, buf);
+	size_t n = evm_misc_encode(misc, buf);
 	int ret = uevm_hmac_update(h, buf, n);
 
 	if (!ret && misc->has_uuid)
@@ -49,12 +76,17 @@ static int add_misc_and_final(struct uevm_hmac *h,
 UEVM_EXPORT int uevm_evm_calc_hmac_values(const struct uevm_key *key,
 					  const struct uevm_xattr_entry *xattrs,
 					  size_t n,
-					  const struct uevm_hmac_misc *misc,
+					  const struct uevm_hmac_misc *in,
 					  uint8_t hmac[UEVM_HMAC_SIZE])
 {
+	struct uevm_hmac_misc mine;
+	const struct uevm_hmac_misc *misc = &mine;
 	struct uevm_hmac h;
 	int ret;
 
+	ret = evm_misc_in(in, &mine);
+	if (ret)
+		return ret;
 	if (!key)
 		return uevm_err(ENOKEY, "no HMAC key loaded");
 	ret = uevm_hmac_init(&h, key);
@@ -71,9 +103,29 @@ UEVM_EXPORT int uevm_evm_calc_hmac_values(const struct uevm_key *key,
 	return add_misc_and_final(&h, misc, hmac);
 }
 
+/* Into the caller's struct, of the size it was initialised with. */
 UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 					 const struct uevm_file *f,
-					 struct uevm_hmac_misc *misc)
+					 struct uevm_hmac_misc *out)
+{
+	struct uevm_hmac_misc misc;
+	size_t size = out ? out->size : 0;
+	int ret;
+
+	if (size < sizeof(misc))
+		return uevm_err(EINVAL,
+				"struct uevm_hmac_misc: size %zu, not set by uevm_hmac_misc_init",
+				size);
+	ret = evm_misc_from_file(ctx, f, &misc);
+	if (ret)
+		return ret;
+	memcpy(out, &misc, sizeof(misc));
+	out->size = size;
+	return 0;
+}
+
+int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       struct uevm_hmac_misc *misc)
 {
 	int ret;
 
@@ -83,7 +135,7 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 	 * through a hook) since it was opened. */
 	if (fstat(f->fd, &st) < 0)
 		return uevm_err(errno, "stat failed: %m");
-	memset(misc, 0, sizeof(*misc));
+	uevm_hmac_misc_init(misc);
 	misc->ino = st.st_ino;
 	misc->uid = st.st_uid;
 	misc->gid = st.st_gid;
@@ -174,7 +226,7 @@ UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 
 	if (!ctx->key)
 		return uevm_err(ENOKEY, "no HMAC key loaded");
-	ret = uevm_hmac_misc_from_file(ctx, f, &misc);
+	ret = evm_misc_from_file(ctx, f, &misc);
 	if (ret)
 		return ret;
 	ret = uevm_hmac_init(&h, ctx->key);

@@ -77,7 +77,7 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 		st = evm_verify_digsig(ctx, f, buf, (size_t)n, detail, detail_len);
 		goto out;
 	}
-	if (uevm_evm_xattr_parse(buf, (size_t)n, &v) < 0) {
+	if (evm_xattr_parse(buf, (size_t)n, &v) < 0) {
 		st = INTEGRITY_FAIL;
 		DETAIL("security.evm: %s", uevm_last_error());
 		goto out;

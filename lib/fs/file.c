@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -42,8 +43,8 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name)
 	return fd;
 }
 
-UEVM_EXPORT int uevm_file_openat(struct uevm_file *f, int dirfd,
-				 const char *name, const char *display_path)
+int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
+		     const char *display_path)
 {
 	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
@@ -93,7 +94,7 @@ int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 	return 0;
 }
 
-UEVM_EXPORT void uevm_file_close(struct uevm_file *f)
+void uevm_file_close(struct uevm_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
@@ -121,6 +122,48 @@ static int generation_from_handle(const struct uevm_file *f, uint32_t *gen)
 		return -EOPNOTSUPP;
 	*gen = h.words[1];
 	return 0;
+}
+
+/* The public, opaque file object around uevm_file_openat. */
+UEVM_EXPORT int uevm_file_open(int dirfd, const char *name,
+			       const char *display_path, struct uevm_file **out)
+{
+	struct uevm_file *f = calloc(1, sizeof(*f));
+	int ret;
+
+	*out = NULL;
+	if (!f)
+		return uevm_err(ENOMEM, "out of memory");
+	ret = uevm_file_openat(f, dirfd, name, display_path ? display_path : name);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+UEVM_EXPORT void uevm_file_free(struct uevm_file *f)
+{
+	if (!f)
+		return;
+	uevm_file_close(f);
+	free(f);
+}
+
+UEVM_EXPORT int uevm_file_fd(const struct uevm_file *f)
+{
+	return f->fd;
+}
+
+UEVM_EXPORT mode_t uevm_file_mode(const struct uevm_file *f)
+{
+	return f->st.st_mode;
+}
+
+UEVM_EXPORT const char *uevm_file_path(const struct uevm_file *f)
+{
+	return f->path;
 }
 
 UEVM_EXPORT int uevm_file_generation(const struct uevm_file *f, uint32_t *gen)

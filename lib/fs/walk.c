@@ -855,19 +855,36 @@ static struct item *root_item(struct walker *w, const char *path)
 	return it;
 }
 
+UEVM_EXPORT void uevm_walk_opts_init_size(struct uevm_walk_opts *opts,
+					  size_t size)
+{
+	struct uevm_walk_opts def;
+
+	memset(&def, 0, sizeof(def));
+	uevm_struct_init(opts, size, &def, sizeof(def));
+}
+
 UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
-			  const struct uevm_walk_opts *opts, uevm_walk_fn fn,
+			  const struct uevm_walk_opts *in, uevm_walk_fn fn,
 			  void *arg)
 {
+	struct uevm_walk_opts mine;
+	const struct uevm_walk_opts *opts = &mine;
 	struct walker w = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 		.fd_lock = PTHREAD_MUTEX_INITIALIZER,
 		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1,
 	};
-	int jobs = opts->jobs > 0 ? opts->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t *tids;
 	int started = 0;
+	int jobs;
+
+	memset(&mine, 0, sizeof(mine));
+	if (uevm_struct_in(in, sizeof(mine), &mine, sizeof(mine),
+			   "struct uevm_walk_opts"))
+		return -EINVAL;
+	jobs = opts->jobs > 0 ? opts->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	if (jobs < 1)
 		jobs = 1;

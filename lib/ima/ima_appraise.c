@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib_private.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 
 /* A change stamp to tell whether the content moved while we hashed it. */
 static bool same_content_stamp(const struct stat *a, const struct stat *b)
@@ -95,7 +95,7 @@ int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	 * kernel's causes (lib/sig_appraise.c). */
 	if (buf[0] == EVM_IMA_XATTR_DIGSIG)
 		return ima_appraise_digsig(ctx, f, buf, n, dig, v);
-	if (uevm_ima_xattr_parse(buf, (size_t)n, &iv) < 0) {
+	if (ima_xattr_parse(buf, (size_t)n, &iv) < 0) {
 		/* The kernel's xattr_verify names a bad value by its type. */
 		const char *cause = buf[0] == IMA_XATTR_DIGEST ||
 				    buf[0] == IMA_XATTR_DIGEST_NG ? "invalid-hash" :
@@ -252,6 +252,43 @@ UEVM_EXPORT bool uevm_verdict_ok(const struct uevm_file *f,
 	if (v->status == INTEGRITY_PASS || v->status == INTEGRITY_PASS_IMMUTABLE)
 		return true;
 	return v->status == INTEGRITY_NOXATTRS && !S_ISREG(f->st.st_mode);
+}
+
+/* The public, opaque verdict: one allocation, reused for many files. */
+UEVM_EXPORT int uevm_verdict_new(struct uevm_verdict **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : uevm_err(ENOMEM, "out of memory");
+}
+
+UEVM_EXPORT void uevm_verdict_free(struct uevm_verdict *v)
+{
+	free(v);
+}
+
+UEVM_EXPORT enum integrity_status uevm_verdict_status(const struct uevm_verdict *v)
+{
+	return v->status;
+}
+
+UEVM_EXPORT enum integrity_status uevm_verdict_evm_status(const struct uevm_verdict *v)
+{
+	return v->evm_status;
+}
+
+UEVM_EXPORT enum integrity_status uevm_verdict_ima_status(const struct uevm_verdict *v)
+{
+	return v->ima_status;
+}
+
+UEVM_EXPORT const char *uevm_verdict_cause(const struct uevm_verdict *v)
+{
+	return v->cause;
+}
+
+UEVM_EXPORT const char *uevm_verdict_detail(const struct uevm_verdict *v)
+{
+	return v->detail;
 }
 
 /* The security.ima value of F's content, and the stamp it was hashed at. */

@@ -16,7 +16,7 @@
 #include <sys/statfs.h>
 #include "integrity_private.h"
 #include "ima_policy_private.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 enum may { MATCH_NO, MATCH_YES, MATCH_MAYBE };
 

@@ -11,7 +11,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include "integrity_private.h"
-#include "uevm/policy.h"
+#include "ima_policy.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 
@@ -190,7 +190,7 @@ static int collect_algo(const struct uevm_ctx *ctx, const uint8_t *xval,
 {
 	struct uevm_xattr_value iv;
 
-	if (xlen > 0 && uevm_ima_xattr_parse(xval, (size_t)xlen, &iv) == 0 &&
+	if (xlen > 0 && ima_xattr_parse(xval, (size_t)xlen, &iv) == 0 &&
 	    iv.algo >= 0 && uevm_hash_algo_available(iv.algo))
 		return iv.algo;
 	return ctx->cfg.hash_algo;
@@ -393,7 +393,7 @@ UEVM_EXPORT int ima_inode_setxattr(struct integrity_sys *s,
 		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE ? -EPERM : 0;
 	if (!ev->xattr_len || v[0] > IMA_VERITY_DIGSIG || v[0] == 0)
 		return -EINVAL;
-	algo = uevm_ima_xattr_parse(v, ev->xattr_len, &iv) == 0 ? iv.algo
+	algo = ima_xattr_parse(v, ev->xattr_len, &iv) == 0 ? iv.algo
 							       : s->ctx->cfg.hash_algo;
 	allowed = p ? ima_policy_setxattr_algos(p) : 0;
 	if ((allowed && !(allowed & (1U << algo))) ||

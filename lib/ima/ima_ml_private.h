@@ -5,7 +5,7 @@
 #define UEVM_IMA_ML_PRIVATE_H
 
 #include "lib_private.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 /* One measurement (the kernel's struct ima_template_entry).  The field
  * array is allocated with the entry; field data are separate buffers. */

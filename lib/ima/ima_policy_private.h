@@ -5,7 +5,7 @@
 #define UEVM_IMA_POLICY_PRIVATE_H
 
 #include "lib_private.h"
-#include "uevm/policy.h"
+#include "ima_policy.h"
 
 /* Which conditions a rule has (the kernel's rule flags; the high byte
  * holds the public IMA_DIGSIG_REQUIRED... flags). */

@@ -2,7 +2,7 @@
 /* The hook side of measurement (the kernel's ima_store_measurement): an
  * appraised or opened file's collected digest goes to the list. */
 #include "integrity_private.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 int ima_store_measurement(struct integrity_sys *s, const struct integrity_event *ev,
 			  const struct ima_digest *dig, const uint8_t *xattr,

@@ -44,8 +44,7 @@ static void clear_value(struct uevm_xattr_value *out)
 	out->algo = -1;
 }
 
-UEVM_EXPORT int uevm_ima_xattr_parse(const uint8_t *val, size_t len,
-				     struct uevm_xattr_value *out)
+int ima_xattr_parse(const uint8_t *val, size_t len, struct uevm_xattr_value *out)
 {
 	unsigned int size;
 
@@ -98,8 +97,7 @@ UEVM_EXPORT int uevm_ima_xattr_parse(const uint8_t *val, size_t len,
 	}
 }
 
-UEVM_EXPORT int uevm_evm_xattr_parse(const uint8_t *val, size_t len,
-				     struct uevm_xattr_value *out)
+int evm_xattr_parse(const uint8_t *val, size_t len, struct uevm_xattr_value *out)
 {
 	clear_value(out);
 	if (len == 0)
@@ -122,6 +120,50 @@ UEVM_EXPORT int uevm_evm_xattr_parse(const uint8_t *val, size_t len,
 		return uevm_err(EINVAL, "unknown security.evm type 0x%02x",
 				val[0]);
 	}
+}
+
+UEVM_EXPORT void uevm_xattr_value_init_size(struct uevm_xattr_value *v,
+					    size_t size)
+{
+	struct uevm_xattr_value def;
+
+	clear_value(&def);
+	uevm_struct_init(v, size, &def, sizeof(def));
+}
+
+/* The public parsers: the caller's struct may be of another size. */
+static int parse_out(int (*parse)(const uint8_t *, size_t,
+				  struct uevm_xattr_value *),
+		     const uint8_t *val, size_t len,
+		     struct uevm_xattr_value *out)
+{
+	struct uevm_xattr_value v;
+	size_t size;
+	int ret;
+
+	if (!out)
+		return uevm_err(EINVAL, "struct uevm_xattr_value: NULL");
+	size = out->size;
+	if (size < sizeof(v))
+		return uevm_err(EINVAL,
+				"struct uevm_xattr_value: size %zu, not set by uevm_xattr_value_init",
+				size);
+	ret = parse(val, len, &v);
+	v.size = size;
+	memcpy(out, &v, sizeof(v));
+	return ret;
+}
+
+UEVM_EXPORT int uevm_ima_xattr_parse(const uint8_t *val, size_t len,
+				     struct uevm_xattr_value *out)
+{
+	return parse_out(ima_xattr_parse, val, len, out);
+}
+
+UEVM_EXPORT int uevm_evm_xattr_parse(const uint8_t *val, size_t len,
+				     struct uevm_xattr_value *out)
+{
+	return parse_out(evm_xattr_parse, val, len, out);
 }
 
 UEVM_EXPORT int uevm_ima_xattr_format(int algo, const uint8_t *digest,

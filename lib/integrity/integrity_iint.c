@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib_private.h"
-#include "uevm/integrity.h"
+#include "integrity.h"
 
 #define NSHARDS 256
 #define DEFAULT_CAPACITY 65536

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include "lib_private.h"
-#include "uevm/integrity.h"
+#include "integrity.h"
 
 #define MAX_PROVIDERS 16
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lib_private.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 /* The kernel copies the key into a 128-byte zero-padded buffer and HMACs
  * with all 128 bytes; as that exceeds SHA-1's block, HMAC hashes it first.

@@ -4,7 +4,7 @@
 #define UEVM_KEY_PRIVATE_H
 
 #include "lib_private.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 /* Largest key file we read: a sealed or wrapped 128-byte key is ~2 KiB. */
 #define UEVM_KEY_FILE_MAX 65536

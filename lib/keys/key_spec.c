@@ -7,7 +7,7 @@
  * The operator names the form; it is never guessed from the file, whose
  * bytes an attacker with the disk can write: a protected key file replaced
  * by raw bytes must be refused, not used as a raw key.  See
- * include/uevm/keys.h and uevm-key(1).
+ * lib/keys/keys.h and uevm-key(1).
  */
 #include <limits.h>
 #include <stdio.h>

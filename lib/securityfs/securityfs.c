@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "securityfs_private.h"
-#include "uevm/measure.h"
-#include "uevm/policy.h"
+#include "ima.h"
+#include "ima_policy.h"
 
 #define CAP_DAC_OVERRIDE_BIT	1
 #define CAP_DAC_READ_SEARCH_BIT	2

@@ -7,7 +7,7 @@
 #ifndef UEVM_SECURITYFS_FUSE_H
 #define UEVM_SECURITYFS_FUSE_H
 
-#include "uevm/securityfs.h"
+#include "securityfs.h"
 
 /*
  * Mount the tree at MOUNTPOINT (created if missing, mode 0755) as a FUSE

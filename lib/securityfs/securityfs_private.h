@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 #include "lib_private.h"
-#include "uevm/securityfs.h"
+#include "securityfs.h"
 
 struct sfs_mount;	/* the FUSE server (securityfs_fuse.c) */
 

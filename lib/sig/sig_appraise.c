@@ -77,7 +77,7 @@ enum integrity_status evm_verify_digsig(const struct uevm_ctx *ctx,
 		DETAIL("security.evm: signature header truncated (%zu bytes)", len);
 		return INTEGRITY_FAIL;
 	}
-	if (uevm_evm_xattr_parse(val, len, &sv) < 0) {
+	if (evm_xattr_parse(val, len, &sv) < 0) {
 		DETAIL("security.evm: %s", uevm_last_error());
 		return fail;
 	}

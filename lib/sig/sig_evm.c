@@ -18,7 +18,7 @@ static int add_misc_final(EVP_MD_CTX *md, const struct uevm_hmac_misc *misc,
 			  uint8_t *digest)
 {
 	uint8_t buf[24];
-	size_t n = uevm_hmac_misc_encode(misc, buf);
+	size_t n = evm_misc_encode(misc, buf);
 
 	if (!EVP_DigestUpdate(md, buf, n) ||
 	    (misc->has_uuid && !EVP_DigestUpdate(md, misc->uuid, 16)) ||
@@ -49,12 +49,17 @@ static EVP_MD_CTX *md_start(int algo)
 UEVM_EXPORT int uevm_evm_calc_hash_values(int algo,
 					  const struct uevm_xattr_entry *xattrs,
 					  size_t n,
-					  const struct uevm_hmac_misc *misc,
+					  const struct uevm_hmac_misc *in,
 					  uint8_t *digest)
 {
-	EVP_MD_CTX *md = md_start(algo);
-	int ret = 0;
+	struct uevm_hmac_misc misc_buf;
+	const struct uevm_hmac_misc *misc = &misc_buf;
+	EVP_MD_CTX *md;
+	int ret = evm_misc_in(in, &misc_buf);
 
+	if (ret)
+		return ret;
+	md = md_start(algo);
 	if (!md)
 		return -ENOPKG;
 	for (size_t i = 0; i < n && !ret; i++)
@@ -70,7 +75,7 @@ UEVM_EXPORT int uevm_evm_calc_hash_values(int algo,
 static void portable_misc(const struct uevm_ctx *ctx, const struct uevm_file *f,
 			  struct uevm_hmac_misc *misc)
 {
-	memset(misc, 0, sizeof(*misc));
+	uevm_hmac_misc_init(misc);
 	misc->uid = f->st.st_uid;
 	misc->gid = f->st.st_gid;
 	misc->mode = (uint16_t)f->st.st_mode;
@@ -91,7 +96,7 @@ UEVM_EXPORT int uevm_evm_calc_hash(const struct uevm_ctx *ctx,
 	if (type == EVM_XATTR_PORTABLE_DIGSIG) {
 		portable_misc(ctx, f, &misc);
 	} else if (type == EVM_IMA_XATTR_DIGSIG) {
-		ret = uevm_hmac_misc_from_file(ctx, f, &misc);
+		ret = evm_misc_from_file(ctx, f, &misc);
 		if (ret)
 			return ret;
 	} else {
@@ -215,12 +220,37 @@ static int sign_file(const struct uevm_ctx *ctx, const struct uevm_signer *s,
 	return set_value(f, XATTR_NAME_EVM, evm, evm_len);
 }
 
+static void sign_opts_defaults(struct uevm_sign_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->version = 2;
+	o->algo = -1;
+}
+
+UEVM_EXPORT void uevm_sign_opts_init_size(struct uevm_sign_opts *o,
+					  size_t size)
+{
+	struct uevm_sign_opts def;
+
+	sign_opts_defaults(&def);
+	uevm_struct_init(o, size, &def, sizeof(def));
+}
+
 UEVM_EXPORT int uevm_sign_file(const struct uevm_ctx *ctx,
 			       const struct uevm_signer *s,
 			       const struct uevm_file *f,
-			       const struct uevm_sign_opts *o)
+			       const struct uevm_sign_opts *in)
 {
-	int ret = sign_file(ctx, s, f, o);
+	struct uevm_sign_opts o;
+	int ret;
+
+	sign_opts_defaults(&o);
+	ret = uevm_struct_in(in, sizeof(o), &o, sizeof(o),
+			     "struct uevm_sign_opts");
+	if (ret)
+		return ret;
+	ret = sign_file(ctx, s, f, &o);
 
 	/* As uevm_label_file: the filesystem's lack, not the step (an
 	 * object with nothing to sign is skipped anyway). */

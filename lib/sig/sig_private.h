@@ -5,7 +5,7 @@
 
 #include <openssl/x509.h>
 #include "lib_private.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 
 /* struct signature_v2_hdr, as the kernel lays it out (packed, 9 bytes). */
 #define SIG_HDR_TYPE	0

@@ -284,7 +284,7 @@ UEVM_EXPORT int uevm_signer_load_ex(const char *key, const char *pass,
 	return 0;
 }
 
-UEVM_EXPORT int uevm_signer_from_pkey(EVP_PKEY *pkey, struct uevm_signer **out)
+int uevm_signer_from_pkey(EVP_PKEY *pkey, struct uevm_signer **out)
 {
 	struct uevm_signer *s;
 	int ret;

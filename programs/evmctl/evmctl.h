@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "prog.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 
 /* syslog levels, as evmctl's imaevm_params.verbose counts them */
 #define EV_LOG_ERR 3

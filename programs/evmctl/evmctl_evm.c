@@ -216,7 +216,7 @@ int ev_calc_evm(int dirfd, const char *file, int algo, bool hmac,
 	const char *const *names = uevm_ctx_xattrs(ev.ctx);
 	bool immutable = !hmac && ev.immutable;
 	bool portable = !hmac && ev.portable;
-	struct uevm_hmac_misc misc = { 0 };
+	struct uevm_hmac_misc misc = { .size = sizeof(misc) };
 	struct evm_data d = { .n = 0 };
 	struct uevm_file f;
 	struct stat st;

@@ -3,7 +3,7 @@
  * evmctl mode: ima_measurement (replay a binary measurement list against
  * PCR values, check template digests and ima-sig signatures) and
  * ima_boot_aggregate.  The list is parsed by libuevm's measurement code
- * (uevm/measure.h); the replay, the bank bookkeeping and the messages
+ * (lib/ima/ima.h); the replay, the bank bookkeeping and the messages
  * follow evmctl 1.6.
  */
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "evmctl.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 #define NUM_BANKS 2
 /* The PCR IMA measures into (CONFIG_IMA_MEASURE_PCR_IDX): always compared,

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prog.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 enum {
 	O_OUT = OPT_FIRST_CMD, O_SIZE, O_PASS_FD, O_TPM, O_PCRS, O_TCTI,

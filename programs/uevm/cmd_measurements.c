@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "prog.h"
 #include "pcr_file.h"
-#include "uevm/measure.h"
+#include "ima.h"
 
 /* Measurement lists of real systems reach tens of MB; more is a mistake. */
 #define LIST_MAX_SIZE (1u << 30)

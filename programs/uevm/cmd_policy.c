@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prog.h"
-#include "uevm/policy.h"
+#include "ima_policy.h"
 
 /* Policies are small; a bound keeps a wrong argument (a disk image, a
  * pipe that never ends) from eating memory. */

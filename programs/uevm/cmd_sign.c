@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include "prog.h"
 #include "report.h"
-#include "uevm/keys.h"
-#include "uevm/sig.h"
+#include "keys.h"
+#include "uevm_internal.h"
 
 enum {
 	OPT_IMASIG = 1200, OPT_EVM, OPT_PORTABLE, OPT_SIGV3, OPT_KEYID,
@@ -140,7 +140,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		WALK_LONG,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sign_state s = { .so = { .algo = -1, .version = 2 } };
+	struct sign_state s = { 0 };
 	const char *key = NULL, *keyid_cert = NULL, *pass_file = NULL;
 	struct uevm_signer *signer = NULL;
 	struct uevm_ctx *ctx = NULL;
@@ -150,6 +150,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 	int c, ret = EXIT_USAGE;
 
 	common_opts_init(&o);
+	uevm_sign_opts_init(&s.so);
 	while ((c = getopt_long(argc, argv, "a:rxj:vqk:" WALK_SHORT, longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_HELP:

@@ -198,8 +198,8 @@ static int xattr_algo(const struct uevm_file *f, const char *name)
 
 	if (n > 0) {
 		int r = strcmp(name, XATTR_NAME_IMA) ?
-			uevm_evm_xattr_parse(buf, (size_t)n, &xv) :
-			uevm_ima_xattr_parse(buf, (size_t)n, &xv);
+			evm_xattr_parse(buf, (size_t)n, &xv) :
+			ima_xattr_parse(buf, (size_t)n, &xv);
 
 		/* An HMAC (type 2) is keyed: SHA-1 collisions do not help. */
 		if (!r && xv.type != EVM_XATTR_HMAC)

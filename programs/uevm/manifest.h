@@ -28,8 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "uevm/uevm.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 
 #define MF_DIGEST 32
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "uevm/uevm.h"
-#include "uevm/measure.h"
+#include "uevm_internal.h"
+#include "ima.h"
 
 /*
  * Read the values of bank ALGO into PCR[], setting bit N of *HAVE for each

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 #include "help.h"
 
 /* Exit codes: 0 success, 1 verification failed, 2 usage or operational error. */

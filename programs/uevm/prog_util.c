@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include "prog.h"
-#include "uevm/keys.h"
+#include "keys.h"
 
 const char *prog_name = "uevm";
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -61,6 +61,7 @@ void common_opts_init(struct common_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	uevm_config_init(&o->cfg);
+	uevm_walk_opts_init(&o->walk);
 	/* A directory PATH alone is the directory object only with -d. */
 	o->walk.refuse_dir_roots = true;
 }

@@ -2,7 +2,7 @@
 /* Signature options of `uevm verify`: certificates and the kernel's rules. */
 #include <stdlib.h>
 #include "prog.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 
 int sig_verify_opt(struct sig_verify_opts *so, int c, const char *arg)
 {

@@ -20,8 +20,8 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
-#include "uevm/keys.h"
-#include "uevm/sig.h"
+#include "keys.h"
+#include "uevm_internal.h"
 #include "uevmd.h"
 
 static struct uevmd daemon_state = { .perm_fd = -1, .notif_fd = -1, .stop_efd = -1 };

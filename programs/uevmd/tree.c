@@ -2,7 +2,7 @@
 /*
  * The securityfs-like control tree (evm, evm_xattrs, ima/policy, the
  * measurement lists, counts), served by the library's own module
- * (uevm/securityfs.h, shared with uevmfs) at control_tree, default
+ * (lib/securityfs/securityfs.h, shared with uevmfs) at control_tree, default
  * /run/uevm/security.
  *
  * A policy written to ima/policy is installed by that module directly;
@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include "securityfs_fuse.h"
+#include "securityfs.h"
 #include "uevmd.h"
 
 static struct uevm_securityfs *sfs;

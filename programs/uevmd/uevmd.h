@@ -2,7 +2,7 @@
 /*
  * uevmd: EVM/IMA appraisal and measurement for native mounts through
  * fanotify.  The daemon only translates kernel events into the integrity
- * layer's calls (uevm/integrity.h) and the layer's answers into fanotify
+ * layer's calls (lib/integrity/integrity.h) and the layer's answers into fanotify
  * responses and marks; every decision is the library's.
  *
  * Threads: a reader takes permission events off the fanotify group and
@@ -22,9 +22,9 @@
 #include <sys/types.h>
 #include <syslog.h>
 #include <sys/stat.h>
-#include "uevm/integrity.h"
-#include "uevm/measure.h"
-#include "uevm/policy.h"
+#include "integrity.h"
+#include "ima.h"
+#include "ima_policy.h"
 
 #ifndef UEVMD_SYSCONFDIR
 #define UEVMD_SYSCONFDIR	"/etc"		/* the Makefile's SYSCONFDIR */

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "uevm/keys.h"
-#include "uevm/measure.h"
+#include "keys.h"
+#include "ima.h"
 #include "uevmfs.h"
 #include "securityfs_fuse.h"
 

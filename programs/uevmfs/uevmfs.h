@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include "uevm/integrity.h"
-#include "uevm/policy.h"
-#include "uevm/securityfs.h"
+#include "integrity.h"
+#include "ima_policy.h"
+#include "securityfs.h"
 
 /* The kernel's __FMODE_EXEC: an open made by execve() carries it in the
  * flags FUSE passes on. */

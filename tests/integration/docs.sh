@@ -117,3 +117,31 @@ unit_src=$(grep -oE '^\$\(B\)/uevmd\.service: *[^ ]+' "$ROOT/Makefile" | sed 's/
 expect_match "the Makefile makes uevmd's unit from programs/uevmd/" '^programs/uevmd/uevmd\.service' "$unit_src"
 expect_eq "README names uevmd's unit by its source, $unit_src" "$unit_src" \
 	"$(grep -oE 'programs/uevmd/uevmd\.service[.a-z]*' "$ROOT/README.md" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+
+# The library's pages (man3): format clean, and every function the
+# installed headers declare is in the SYNOPSIS of one of them (the inline
+# *_init() functions are documented, the *_init_size() they call are not).
+pages3=("$ROOT"/man/*.3)
+expect_eq "man3 pages exist" 1 "$([ -e "${pages3[0]}" ] && echo 1 || echo 0)"
+for p in "${pages3[@]}"; do
+	name=$(basename "$p")
+	w=$(groff -man -Tutf8 -ww -z "$p" 2>&1)
+	expect_eq "$name: groff -ww prints no warning" "" "$w"
+	w=$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+	expect_eq "$name: man -l prints no warning" "" "$w"
+	expect_eq "$name: has NAME, SYNOPSIS, RETURN VALUE and THREAD SAFETY" 4 \
+		"$(render "$p" | grep -cxE 'NAME|SYNOPSIS|RETURN VALUE|THREAD SAFETY')"
+done
+for p in "${pages3[@]}"; do
+	render "$p" | awk '/^SYNOPSIS$/ { on = 1; next } /^[A-Z]/ { on = 0 } on'
+done >"$T/synopses.txt"
+undocumented=$(grep -ohE '\buevm_[a-z0-9_]+\(' "$ROOT"/include/uevm/*.h | tr -d '(' | sort -u |
+	grep -v '_init_size$' | while read -r fn; do
+		grep -qE "[ *]$fn\(" "$T/synopses.txt" || echo "$fn"
+	done)
+expect_eq "every public function is in a man3 SYNOPSIS" "" "$undocumented"
+check "uevm(3) names every man3 page" bash -c '
+	for p in "$1"/man/*.3; do
+		n=$(basename "$p" .3); [ "$n" = uevm ] && continue
+		grep -q "fB$n\\\\fR(3)" "$1/man/uevm.3" || { echo "uevm(3) lacks $n(3)"; exit 1; }
+	done' _ "$ROOT"

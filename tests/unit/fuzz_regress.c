@@ -13,11 +13,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "uevm/uevm.h"
-#include "uevm/keys.h"
-#include "uevm/measure.h"
-#include "uevm/policy.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
+#include "keys.h"
+#include "ima.h"
+#include "ima_policy.h"
 #include "sig_private.h"
 #include "test.h"
 #include "../../fuzz/test_certs.h"

@@ -13,7 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "uevm/measure.h"
+#include "ima.h"
 #include "test.h"
 
 /* Software model of the two banks, fed by this test. */

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
-#include "uevm/measure.h"
+#include "ima.h"
 #include "test.h"
 
 struct result {

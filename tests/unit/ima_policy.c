@@ -8,8 +8,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "uevm/uevm.h"
-#include "uevm/policy.h"
+#include "uevm_internal.h"
+#include "ima_policy.h"
 #include "test.h"
 
 /* Kernel values, typed from include/uapi/linux/magic.h and

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
-#include "uevm/measure.h"
+#include "ima.h"
 #include "test.h"
 
 /* A growing byte string the expected values are built in. */

@@ -5,7 +5,7 @@
  * ones are refused with -EINVAL and a reason in uevm_last_error().
  */
 #include <errno.h>
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 #include "test.h"
 
 /* Digest sizes of the kernel's hash_digest_size[] (crypto/hash_info.c). */
@@ -38,8 +38,8 @@ static void expect_reject(const char *what, bool evm, const unsigned char *val,
 	int ret;
 
 	uevm_clear_last_error();
-	ret = evm ? uevm_evm_xattr_parse(val, len, &v)
-		  : uevm_ima_xattr_parse(val, len, &v);
+	ret = evm ? evm_xattr_parse(val, len, &v)
+		  : ima_xattr_parse(val, len, &v);
 	snprintf(name, sizeof(name), "%s: %s rejected with -EINVAL",
 		 evm ? "security.evm" : "security.ima", what);
 	CHECK(name, ret == -EINVAL);
@@ -77,7 +77,7 @@ static void test_digest_v1(void)
 	/* 0x01 + 20-byte SHA-1 */
 	buf[0] = IMA_XATTR_DIGEST;
 	fill(buf + 1, 20);
-	ret = uevm_ima_xattr_parse(buf, 21, &v);
+	ret = ima_xattr_parse(buf, 21, &v);
 	CHECK("0x01 sha1: parses", ret == 0);
 	CHECK("0x01 sha1: type, algo sha1, 20-byte digest after the type byte",
 	      v.type == IMA_XATTR_DIGEST && v.algo == UEVM_HASH_SHA1 &&
@@ -85,13 +85,13 @@ static void test_digest_v1(void)
 
 	/* Old kernels stored md5 zero-padded to 20 bytes (ima_get_hash_algo). */
 	memset(buf + 17, 0, 4);
-	ret = uevm_ima_xattr_parse(buf, 21, &v);
+	ret = ima_xattr_parse(buf, 21, &v);
 	CHECK("0x01 with a zero tail: legacy md5", ret == 0 &&
 	      v.algo == UEVM_HASH_MD5);
 
 	/* 0x01 + 16-byte md5 */
 	fill(buf + 1, 16);
-	ret = uevm_ima_xattr_parse(buf, 17, &v);
+	ret = ima_xattr_parse(buf, 17, &v);
 	CHECK("0x01 md5 (17 bytes): parses as md5", ret == 0 &&
 	      v.algo == UEVM_HASH_MD5 && v.digest_len == 16);
 
@@ -117,7 +117,7 @@ static void test_digest_ng(void)
 		buf[0] = IMA_XATTR_DIGEST_NG;
 		buf[1] = (unsigned char)id;
 		fill(buf + 2, size);
-		ret = uevm_ima_xattr_parse(buf, 2 + size, &v);
+		ret = ima_xattr_parse(buf, 2 + size, &v);
 		snprintf(name, sizeof(name), "0x04 %s (%u bytes): parses",
 			 uevm_hash_algo_name(id), size);
 		CHECK(name, ret == 0 && v.type == IMA_XATTR_DIGEST_NG &&
@@ -154,8 +154,8 @@ static void test_sig(bool evm, unsigned char type)
 
 	for (unsigned char ver = 2; ver <= 3; ver++) {
 		len = make_sig(buf, type, ver, UEVM_HASH_SHA256, 0x1a2b3c4d, 256, 256);
-		ret = evm ? uevm_evm_xattr_parse(buf, len, &v)
-			  : uevm_ima_xattr_parse(buf, len, &v);
+		ret = evm ? evm_xattr_parse(buf, len, &v)
+			  : ima_xattr_parse(buf, len, &v);
 		snprintf(name, sizeof(name),
 			 "%s type 0x%02x sig v%u: header fields parsed",
 			 evm ? "security.evm" : "security.ima", type, ver);
@@ -165,8 +165,8 @@ static void test_sig(bool evm, unsigned char type)
 	}
 	/* A 16-bit sig_size bigger than 255 must be read big-endian. */
 	len = make_sig(buf, type, 2, UEVM_HASH_SHA512, 0xdeadbeef, 0x0102, 0x0102);
-	ret = evm ? uevm_evm_xattr_parse(buf, len, &v)
-		  : uevm_ima_xattr_parse(buf, len, &v);
+	ret = evm ? evm_xattr_parse(buf, len, &v)
+		  : ima_xattr_parse(buf, len, &v);
 	snprintf(name, sizeof(name), "%s type 0x%02x: big-endian keyid and size",
 		 evm ? "security.evm" : "security.ima", type);
 	CHECK(name, ret == 0 && v.keyid == 0xdeadbeef && v.sig_len == 0x0102 &&
@@ -238,7 +238,7 @@ static void test_evm_hmac(void)
 
 	buf[0] = EVM_XATTR_HMAC;
 	fill(buf + 1, 20);
-	ret = uevm_evm_xattr_parse(buf, 21, &v);
+	ret = evm_xattr_parse(buf, 21, &v);
 	CHECK("security.evm 0x02 HMAC (21 bytes): parses", ret == 0 &&
 	      v.type == EVM_XATTR_HMAC && v.digest == buf + 1 &&
 	      v.digest_len == UEVM_HMAC_SIZE);
@@ -278,7 +278,7 @@ static void test_format(void)
 		CHECK(name, ok);
 		/* Round trip (md4 has no 0x01 form of its own: it reads as md5). */
 		if (id != UEVM_HASH_MD4 && n > 0) {
-			int ret = uevm_ima_xattr_parse(out, (size_t)n, &v);
+			int ret = ima_xattr_parse(out, (size_t)n, &v);
 
 			snprintf(name, sizeof(name), "format %s parses back",
 				 uevm_hash_algo_name(id));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The reference's known-answer EVM HMAC vector, byte for byte. */
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 #include "test.h"
 
 int main(void)
@@ -9,7 +9,7 @@ int main(void)
 	unsigned char misc_buf[24];
 	char hex[128];
 	struct uevm_key *k;
-	struct uevm_hmac_misc misc = {
+	struct uevm_hmac_misc misc = { .size = sizeof(misc),
 		.ino = 10977897, .generation = 511459174, .uid = 0, .gid = 0,
 		.mode = 0100644, .has_uuid = true,
 	};

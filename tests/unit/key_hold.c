@@ -110,7 +110,7 @@ static int hold(const char *spec, bool leak)
 {
 	static const uint8_t value[] = { 0x04, 0x04, 0xaa, 0xbb };
 	struct uevm_xattr_entry x = { "security.ima", value, sizeof(value) };
-	struct uevm_hmac_misc misc = { .ino = 12, .mode = 0100644 };
+	struct uevm_hmac_misc misc = { .size = sizeof(misc), .ino = 12, .mode = 0100644 };
 	struct uevm_key_load_opts lo;
 	struct uevm_key *key;
 	uint8_t hmac[UEVM_HMAC_SIZE];

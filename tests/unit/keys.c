@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "lib_private.h"
-#include "uevm/keys.h"
+#include "keys.h"
 #include "test.h"
 
 /* Fast KDF settings: the format, not the cost, is under test here. */

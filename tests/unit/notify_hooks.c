@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "uevm/integrity.h"
-#include "uevm/measure.h"
-#include "uevm/policy.h"
+#include "integrity.h"
+#include "ima.h"
+#include "ima_policy.h"
 #include "test.h"
 
 static char dir[] = "/var/tmp/uevm-notify.XXXXXX";

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "uevm/integrity.h"
-#include "uevm/measure.h"
-#include "uevm/policy.h"
-#include "uevm/securityfs.h"
+#include "integrity.h"
+#include "ima.h"
+#include "ima_policy.h"
+#include "securityfs.h"
 #include "test.h"
 
 static char audit[8192];

@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 #include "test.h"
 
 static char dir[] = "/tmp/uevm-sig-api.XXXXXX";
@@ -208,7 +208,7 @@ int main(void)
 			0x69, 0x82, 0xa7, 0, 0, 0, 0, 0, 0x66, 0x3f, 0x7c, 0x1e,
 			0, 0, 0, 0, 0, 0, 0, 0, 0xa4, 0x81, 0, 0,
 		};
-		struct uevm_hmac_misc misc = {
+		struct uevm_hmac_misc misc = { .size = sizeof(misc),
 			.ino = 10977897, .generation = 511459174, .mode = 0100644,
 			.has_uuid = true,
 		};

@@ -13,8 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
-#include "uevm/uevm.h"
-#include "uevm/sig.h"
+#include "uevm_internal.h"
 #include "test.h"
 
 static char dir[] = "/tmp/uevm-certs-bundle.XXXXXX";

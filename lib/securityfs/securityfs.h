@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "uevm/integrity.h"
+#include "integrity.h"
 
 #ifdef __cplusplus
 extern "C" {

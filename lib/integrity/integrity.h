@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -182,7 +182,7 @@ int integrity_mode_parse(const char *s, enum integrity_mode *out);
 #define ATTR_GID	(1 << 2)
 #define ATTR_SIZE	(1 << 3)
 
-/* IMA hook ids used by the IMA provider (see uevm/policy.h for all). */
+/* IMA hook ids used by the IMA provider (see ima_policy.h for all). */
 
 struct ima_policy;
 struct ima_measurements;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "uevm/uevm.h"
+#include "uevm_internal.h"
 
 #ifdef __cplusplus
 extern "C" {
