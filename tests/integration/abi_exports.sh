@@ -37,17 +37,23 @@ check "readelf shows the version definition UEVM_0" \
 check "the SONAME is libuevm.so.0" \
 	grep -q 'Library soname: \[libuevm.so.0\]' <(readelf -d "$LIB")
 
-# ---- nothing public is missing -------------------------------------------------------------
-# The headers' function declarations, from the preprocessor's view: every
-# uevm_NAME( that is not a pointer type (*uevm_NAME)(.
-for h in "$ROOT"/include/uevm/*.h; do echo "#include <uevm/$(basename "$h")>"; done |
-	cc -E -P -I"$ROOT/include" -x c - | tr '\n' ' ' >"$T/pp"
-grep -oE '\<uevm_[A-Za-z0-9_]+ *\(' "$T/pp" | grep -oE 'uevm_[A-Za-z0-9_]+' | sort -u >"$T/called"
-grep -oE '\( *\* *uevm_[A-Za-z0-9_]+' "$T/pp" | grep -oE 'uevm_[A-Za-z0-9_]+' | sort -u >"$T/ptrs"
-comm -23 "$T/called" "$T/ptrs" >"$T/declared"
-check "the public headers declare uevm_* functions" test -s "$T/declared"
-expect_eq "every uevm_* function in include/uevm/*.h is exported" "" \
+# ---- exactly the public functions ----------------------------------------------------------
+# The headers' function declarations as the compiler sees them (clang's
+# AST; the inline *_init() helpers are static and not in the library), and
+# the version script's list: all three sets must be equal, so nothing public
+# is missing and nothing internal leaks.
+for h in "$ROOT"/include/uevm/*.h; do echo "#include <uevm/$(basename "$h")>"; done >"$T/all.c"
+clang -std=c11 -fsyntax-only -Xclang -ast-dump=json -I"$ROOT/include" "$T/all.c" 2>/dev/null |
+	jq -r '.inner[] | select(.kind == "FunctionDecl" and .storageClass != "static") | .name' |
+	sort -u >"$T/declared"
+check "the public headers declare uevm_* functions" grep -q '^uevm_verify_file$' "$T/declared"
+expect_eq "every function in include/uevm/*.h is exported" "" \
 	"$(comm -23 "$T/declared" "$T/defined" | tr '\n' ' ')"
+expect_eq "every exported function is declared in include/uevm/*.h (no internal uevm_* leaks)" "" \
+	"$(grep '^uevm_' "$T/defined" | comm -13 "$T/declared" - | tr '\n' ' ')"
+sed -nE 's/^[[:space:]]+(uevm_[A-Za-z0-9_]+);$/\1/p' "$ROOT/lib/libuevm.map" | sort >"$T/map"
+expect_eq "lib/libuevm.map lists exactly the declared functions" "" \
+	"$(diff "$T/declared" "$T/map" | grep '^[<>]' | tr '\n' ' ')"
 
 # A deliberate check that the comparison can fail: a name that is not there.
 echo uevm_no_such_function >>"$T/declared"

@@ -170,7 +170,9 @@ fi
 clang -std=c11 -fsyntax-only -Xclang -ast-dump=json -I"$INC" "$T/all.c" 2>/dev/null |
 	jq -r '.inner[] | select(.kind == "FunctionDecl" and .storageClass != "static") | .name' |
 	sort -u >"$T/declared"
-nm -D --defined-only "$T/root/usr/lib/libuevm.so.0" | awk '$2 == "T" { print $3 }' | sort -u >"$T/exported"
+# (the installed library, wherever LIBDIR put it; nm shows NAME@@UEVM_0)
+so=$(find "$T/root" -name libuevm.so.0 | head -n 1)
+nm -D --defined-only "$so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort -u >"$T/exported"
 expect_match "the headers declare the API's functions" '^uevm_verify_file$' "$(cat "$T/declared")"
 expect_eq "every declared function is exported by libuevm.so" "" "$(comm -23 "$T/declared" "$T/exported")"
 echo "public functions: $(wc -l <"$T/declared"); exported uevm_* not declared (internal): $(comm -13 "$T/declared" "$T/exported" | grep -c '^uevm_')"

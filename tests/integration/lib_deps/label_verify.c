@@ -21,10 +21,10 @@ static int fail(const char *what, const char *file)
 int main(int argc, char **argv)
 {
 	struct uevm_config cfg;
-	struct uevm_verdict v;
+	struct uevm_verdict *v;
 	struct uevm_ctx *ctx;
 	struct uevm_key *key;
-	struct uevm_file f;
+	struct uevm_file *f;
 	int ret;
 
 	if (argc != 4 || (strcmp(argv[1], "label") && strcmp(argv[1], "verify"))) {
@@ -36,17 +36,20 @@ int main(int argc, char **argv)
 	uevm_config_init(&cfg);
 	if (uevm_ctx_new(&cfg, key, &ctx))
 		return fail("context for", argv[3]);
-	if (uevm_file_openat(&f, AT_FDCWD, argv[3], argv[3]))
+	if (uevm_file_open(AT_FDCWD, argv[3], argv[3], &f))
 		return fail("open", argv[3]);
+	if (uevm_verdict_new(&v))
+		return fail("verdict for", argv[3]);
 	if (!strcmp(argv[1], "label")) {
-		ret = uevm_label_file(ctx, &f) ? fail("label", argv[3]) : 0;
-	} else if (uevm_verify_file(ctx, &f, &v)) {
+		ret = uevm_label_file(ctx, f) ? fail("label", argv[3]) : 0;
+	} else if (uevm_verify_file(ctx, f, v)) {
 		ret = fail("verify", argv[3]);
 	} else {
-		ret = uevm_verdict_ok(&f, &v) ? 0 : 1;
+		ret = uevm_verdict_ok(f, v) ? 0 : 1;
 		printf("%s: %s\n", argv[3], ret ? "FAILED" : "ok");
 	}
-	uevm_file_close(&f);
+	uevm_verdict_free(v);
+	uevm_file_free(f);
 	uevm_ctx_free(ctx);
 	return ret;
 }
