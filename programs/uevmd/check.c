@@ -231,9 +231,13 @@ static void report_json(char **roots, int nroots)
 
 int check_run(const struct check_opts *o)
 {
-	struct uevm_walk_opts wo = { .recursive = true, .one_fs = true };
+	struct uevm_walk_opts wo;
 	char *roots[2 * UEVMD_MAX_MARKS + 1];
 	int nroots = 0, ret = 0;
+
+	uevm_walk_opts_init(&wo);
+	wo.recursive = true;
+	wo.one_fs = true;
 
 	integrity_cred_self(&C.cred);
 	C.cred.uid = C.cred.euid = C.cred.gid = C.cred.egid = 0;
