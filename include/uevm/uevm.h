@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuevm - the Linux integrity subsystem (EVM, IMA appraisal) in userspace,
  * bit-compatible with the kernel's security.ima and security.evm formats.
