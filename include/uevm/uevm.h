@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define UEVM_VERSION "0.1.0"
+#define UEVM_VERSION "0.2.0"
 
 /* ---- errors --------------------------------------------------------- */
 
