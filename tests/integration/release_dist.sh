@@ -39,16 +39,19 @@ for f in Makefile COPYING NEWS.md README.md LICENSES/GPL-2.0-or-later.txt \
 done
 
 # ---- build the unpacked tree with dpkg-buildflags' flags --------------------
+# (with SANITIZE=1 too when the suite runs against the ASan build)
+MV=() BD=build/default
+if [ "$(basename "${UEVM_BUILD:-}")" = san ]; then MV=(SANITIZE=1) BD=build/san; fi
 mkdir "$T/x" && tar -C "$T/x" -xzf "$tgz" || { fail "the tarball unpacks"; exit 1; }
 S=$T/x/$D
 flags=$(cd "$S" && DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --export=sh)
 expect_match "dpkg-buildflags gives a fortifying CPPFLAGS" '_FORTIFY_SOURCE' "$flags"
-(eval "$flags"; export CPPFLAGS CFLAGS LDFLAGS; cd "$S" && nice make -j2 all) >"$T/build.out" 2>&1
+(eval "$flags"; export CPPFLAGS CFLAGS LDFLAGS; cd "$S" && nice make -j2 all "${MV[@]}") >"$T/build.out" 2>&1
 rc=$?
 expect_eq "the unpacked tree builds with dpkg-buildflags' flags" 0 $rc
 [ $rc -eq 0 ] || { tail -n 20 "$T/build.out"; exit 1; }
-cc_line=$(grep -m1 -E ' -c -o build/default/lib/ctx\.o ' "$T/build.out")
-ld_line=$(grep -m1 -E -- '-o build/default/uevmd ' "$T/build.out")
+cc_line=$(grep -m1 -E " -c -o $BD/lib/ctx\\.o " "$T/build.out")
+ld_line=$(grep -m1 -E -- "-o $BD/uevmd " "$T/build.out")
 for f in $(eval "$flags"; echo "$CPPFLAGS $CFLAGS"); do
 	case $f in -ffile-prefix-map=*) f=${f%%=*} ;; esac	# its path: the tree's
 	expect_match "the compiler gets $f" " $f( |=|$)" "$cc_line"
@@ -56,23 +59,23 @@ done
 expect_match "our -Werror follows the builder's flags" 'format-security .*-Werror ' "$cc_line"
 expect_match "the linker gets -z relro -z now" '-Wl,-z,relro -Wl,-z,now' "$ld_line"
 for b in uevm uevmd uevmfs libuevm.so.0; do
-	dyn=$(readelf -d "$S/build/default/$b")
+	dyn=$(readelf -d "$S/$BD/$b")
 	expect_match "$b is linked with BIND_NOW" '\(BIND_NOW\)|\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' "$dyn"
-	expect_match "$b has a read-only relocation segment" 'GNU_RELRO' "$(readelf -lW "$S/build/default/$b")"
-	expect_match "$b is fortified and stack-protected" '__stack_chk_fail' "$(readelf -sW --dyn-syms "$S/build/default/$b")"
-	expect_match "$b calls fortified functions" '__[a-z_]+_chk@' "$(readelf -sW --dyn-syms "$S/build/default/$b")"
+	expect_match "$b has a read-only relocation segment" 'GNU_RELRO' "$(readelf -lW "$S/$BD/$b")"
+	expect_match "$b is fortified and stack-protected" '__stack_chk_fail' "$(readelf -sW --dyn-syms "$S/$BD/$b")"
+	expect_match "$b calls fortified functions" '__[a-z_]+_chk@' "$(readelf -sW --dyn-syms "$S/$BD/$b")"
 done
 
 # ---- a few tests of the unpacked tree, from there ---------------------------
 for u in kat_hmac ima_xattr_parse; do
-	if [ -x "$S/build/default/tests/$u" ]; then
-		out=$("$S/build/default/tests/$u" 2>&1); rc=$?
+	if [ -x "$S/$BD/tests/$u" ]; then
+		out=$("$S/$BD/tests/$u" 2>&1); rc=$?
 		expect_eq "unpacked: unit test $u passes" "0 0" "$rc $(grep -c '^FAIL' <<<"$out")"
 	else
 		fail "unpacked: unit test $u is built"
 	fi
 done
-out=$(cd "$S" && UEVM=$S/build/default/uevm UEVM_BUILD=$S/build/default \
+out=$(cd "$S" && UEVM=$S/$BD/uevm UEVM_BUILD=$S/$BD \
 	bash tests/integration/cli_help.sh 2>&1)
 expect_eq "unpacked: tests/integration/cli_help.sh has no FAIL" "" "$(grep '^FAIL' <<<"$out" | head -3)"
 expect_match "unpacked: tests/integration/cli_help.sh passes checks" '^PASS: ' "$out"
@@ -87,7 +90,7 @@ expect_eq "it packs the same files" "$(grep -v '/$' "$T/list" | sort)" \
 # ---- install after a plain build, then uninstall ----------------------------
 R=$T/root
 mkdir "$R"
-(cd "$S" && make install DESTDIR="$R" PREFIX=/usr) >"$T/install.out" 2>&1
+(cd "$S" && make install DESTDIR="$R" PREFIX=/usr "${MV[@]}") >"$T/install.out" 2>&1
 rc=$?
 expect_eq "make install DESTDIR PREFIX=/usr after a plain build exits 0" 0 $rc
 [ $rc -eq 0 ] || tail -n 20 "$T/install.out"
@@ -111,14 +114,15 @@ for m in "$S"/man/*.3; do
 	[ -e "$m" ] || break
 	check "install puts man3 page $(basename "$m")" test -e "$R/usr/share/man/man3/$(basename "$m")"
 done
-(cd "$S" && make uninstall DESTDIR="$R" PREFIX=/usr) >"$T/uninstall.out" 2>&1
+(cd "$S" && make uninstall DESTDIR="$R" PREFIX=/usr "${MV[@]}") >"$T/uninstall.out" 2>&1
 expect_eq "make uninstall exits 0" 0 $?
 expect_eq "uninstall leaves no file" "" "$(find "$R" ! -type d | head -3)"
 expect_eq "uninstall leaves no directory install made" "" "$(find "$R" -mindepth 1 -type d | head -3)"
 
 # A directory that was there before install stays after uninstall.
 mkdir -p "$R/usr/bin"
-(cd "$S" && make install DESTDIR="$R" PREFIX=/usr && make uninstall DESTDIR="$R" PREFIX=/usr) \
+(cd "$S" && make install DESTDIR="$R" PREFIX=/usr "${MV[@]}" &&
+	make uninstall DESTDIR="$R" PREFIX=/usr "${MV[@]}") \
 	>"$T/again.out" 2>&1
 expect_eq "install and uninstall again exit 0" 0 $?
 expect_eq "a directory that was there before install stays" "$R/usr $R/usr/bin" \
