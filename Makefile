@@ -3,11 +3,20 @@
 
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
-LIBDIR      ?= $(PREFIX)/lib
+# The library goes to the multiarch directory where the compiler has one
+# (Debian: lib/x86_64-linux-gnu), as the distribution's own libraries.
+MULTIARCH   := $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR      ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
 INCDIR      ?= $(PREFIX)/include
 MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/uevm
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# uevmd's configuration and logrotate snippet: /etc for PREFIX=/usr.
+ifeq ($(PREFIX),/usr)
+SYSCONFDIR  ?= /etc
+else
+SYSCONFDIR  ?= $(PREFIX)/etc
+endif
 DESTDIR     ?=
 
 # B: the build directory; a sanitizer build uses its own: SANITIZE=1 for
@@ -27,9 +36,18 @@ endif
 CC          ?= cc
 WARNINGS    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
                -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wundef
+# CPPFLAGS, CFLAGS and LDFLAGS are the builder's (dpkg-buildflags sets
+# them): they come after our defaults, so they win, but before our
+# warnings, which stay.  Our hardening defaults step aside where the
+# builder chose: a second _FORTIFY_SOURCE would be a redefinition, and
+# fortification without optimisation a #warning, both errors with -Werror.
+CPPFLAGS    ?=
 CFLAGS      ?= -O2 -g
-ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(WARNINGS) $(SANFLAGS) \
-               -fstack-protector-strong -D_FORTIFY_SOURCE=2 $(CFLAGS)
+HARDENING   := $(if $(findstring -fstack-protector,$(CFLAGS)),,-fstack-protector-strong)
+OPTIMISED   := $(filter-out -O0,$(lastword $(filter -O%,$(CFLAGS))))
+HARDENING   += $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,$(if $(OPTIMISED),-D_FORTIFY_SOURCE=2))
+ALL_CFLAGS  := -std=gnu11 -D_GNU_SOURCE -Iinclude $(HARDENING) $(CPPFLAGS) $(CFLAGS) \
+               $(WARNINGS) $(SANFLAGS)
 # The library: one folder per subsystem, as the kernel's security/integrity/
 # (lib/evm, lib/ima, lib/integrity, ...), its shared parts at the top.
 LIB_DIRS    := lib $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.c))))
@@ -39,7 +57,8 @@ LIB_CFLAGS  := $(ALL_CFLAGS) $(LIB_INC) -fPIC -fvisibility=hidden
 # libaudit are loaded at first use (lib/dlopen.c), so they are not linked:
 # -ldl for a C library older than glibc 2.34, where dlopen lives there.
 LDLIBS      := -lcrypto -lkeyutils -lpthread -ldl
-LDFLAGS     += $(SANFLAGS)
+# override: also when LDFLAGS is given on the command line.
+override LDFLAGS += $(SANFLAGS)
 # The control tree's FUSE server, kept out of libuevm: an internal static
 # library (not installed) that only uevmfs and uevmd link, with libfuse3.
 FUSE_SRC    := lib/securityfs/securityfs_fuse.c
@@ -65,7 +84,7 @@ STATIC_LIB  := $(B)/libuevm.a
 SHARED_LIB  := $(B)/libuevm.so.$(SOVERSION)
 UEVM        := $(B)/uevm
 
-.PHONY: all help deps check check-fast check-stress check-san demo bench install uninstall clean
+.PHONY: all help deps check check-fast check-stress check-san demo bench install uninstall clean dist FORCE
 all: $(UEVM) $(STATIC_LIB) $(SHARED_LIB) $(B)/uevm.pc $(UNIT_BIN)
 
 help:
@@ -76,7 +95,8 @@ help:
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
 	@echo "make bench-uevmfs  uevmfs against the native fs: read/write MB/s, open/stat latency (root)"
-	@echo "make install   install into DESTDIR/PREFIX (default /usr/local)"
+	@echo "make install   install into DESTDIR/PREFIX (default /usr/local); make uninstall"
+	@echo "make dist      the release tarball build/uevm-$(VERSION).tar.gz"
 
 $(B)/lib/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -110,7 +130,17 @@ $(B)/tests/%: tests/unit/%.c $(STATIC_LIB) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LIB_INC) -o $@ $< $(STATIC_LIB) $(LDFLAGS) $(LDLIBS)
 
-$(B)/uevm.pc: uevm.pc.in include/uevm/uevm.h
+# The installation paths the .pc and the unit record: rewritten only when
+# they change, so that `make install PREFIX=/usr` after a plain `make`
+# remakes both instead of installing /usr/local paths.
+INSTALL_PATHS := PREFIX=$(PREFIX) BINDIR=$(BINDIR) LIBDIR=$(LIBDIR) INCDIR=$(INCDIR) \
+		 SYSCONFDIR=$(SYSCONFDIR)
+$(B)/install-paths: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(INSTALL_PATHS)' | cmp -s - $@ || echo '$(INSTALL_PATHS)' > $@
+FORCE:
+
+$(B)/uevm.pc: uevm.pc.in include/uevm/uevm.h $(B)/install-paths
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
@@ -145,9 +175,26 @@ demo: deps
 bench: all
 	bench/label-verify.sh $(UEVM) $(BENCH_TREE)
 
+# install_dirs DIR...: install -d, noting in $(INSTALLED_DIRS) each
+# directory it creates, so that uninstall removes exactly those once empty
+# (never one that was there before, such as /usr/local/bin).
+INSTALLED_DIRS := $(B)/installed-dirs
+define install_dirs
+	@mkdir -p $(B)
+	@for d in $(1); do \
+		case $$d in /*) ;; *) d=$$PWD/$$d ;; esac; p=; \
+		for c in $$(echo "$$d" | tr / ' '); do \
+			p=$$p/$$c; [ -d "$$p" ] || echo "$$p" >> $(INSTALLED_DIRS); \
+		done; \
+	done
+	install -d $(1)
+endef
+MAN3        := $(wildcard man/*.3)
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/uevm \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(call install_dirs,$(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/uevm \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(if $(MAN3),$(DESTDIR)$(MANDIR)/man3) \
+		$(DESTDIR)$(DOCDIR))
 	install -m 755 $(UEVM) $(DESTDIR)$(BINDIR)/uevm
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libuevm.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libuevm.so.$(SOVERSION)
@@ -155,8 +202,7 @@ install: all
 	install -m 644 include/uevm/*.h $(DESTDIR)$(INCDIR)/uevm/
 	install -m 644 $(B)/uevm.pc $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -d $(DESTDIR)$(DOCDIR)
+	$(if $(MAN3),install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/)
 	install -m 644 docs/threat-model.md $(DESTDIR)$(DOCDIR)/
 
 # Opt-in: `make install EVMCTL_LINK=1` also installs evmctl -> uevm, which
@@ -166,7 +212,7 @@ EVMCTL_LINK ?=
 install: install-evmctl-link
 install-evmctl-link:
 ifeq ($(EVMCTL_LINK),1)
-	install -d $(DESTDIR)$(BINDIR)
+	$(call install_dirs,$(DESTDIR)$(BINDIR))
 	ln -sfn uevm $(DESTDIR)$(BINDIR)/evmctl
 endif
 
@@ -176,7 +222,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 .PHONY: install-completion uninstall-completion
 install: install-completion
 install-completion:
-	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	$(call install_dirs,$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR))
 	install -m 644 programs/uevm/uevm.bash-completion $(DESTDIR)$(BASHCOMPDIR)/uevm
 	install -m 644 programs/uevm/uevm.zsh-completion $(DESTDIR)$(ZSHCOMPDIR)/_uevm
 uninstall: uninstall-completion
@@ -196,7 +242,7 @@ $(B)/programs/uevmfs/%.o: programs/uevmfs/%.c $(HDRS) $(wildcard programs/uevmfs
 $(UEVMFS): $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMFS_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS)
 install-uevmfs: $(UEVMFS)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8
+	$(call install_dirs,$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8)
 	install -m 755 $(UEVMFS) $(DESTDIR)$(BINDIR)/uevmfs
 	install -m 644 man/uevmfs.8 $(DESTDIR)$(MANDIR)/man8/
 uninstall: uninstall-uevmfs
@@ -211,27 +257,21 @@ UEVMD_SRC   := $(sort $(wildcard programs/uevmd/*.c))
 UEVMD_OBJ   := $(UEVMD_SRC:%.c=$(B)/%.o)
 UEVMD       := $(B)/uevmd
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
-# The shipped configuration (mode = log) and the logrotate snippet are kept
-# when they exist; /etc for PREFIX=/usr.
-ifeq ($(PREFIX),/usr)
-SYSCONFDIR  ?= /etc
-else
-SYSCONFDIR  ?= $(PREFIX)/etc
-endif
 .PHONY: install-uevmd uninstall-uevmd bench-uevmd
 all: $(UEVMD) $(B)/uevmd.service
 install: install-uevmd
-$(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h)
+# (uevmd's default configuration path is SYSCONFDIR's: install-paths.)
+$(B)/programs/uevmd/%.o: programs/uevmd/%.c $(HDRS) $(wildcard programs/uevmd/*.h) $(B)/install-paths
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LIB_INC) -DUEVMD_SYSCONFDIR='"$(SYSCONFDIR)"' -c -o $@ $<
 $(UEVMD): $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB)
 	$(CC) $(LDFLAGS) -o $@ $(UEVMD_OBJ) $(FUSE_LIB) $(STATIC_LIB) $(LDLIBS) $(FUSE_LDLIBS) -laudit
-$(B)/uevmd.service: programs/uevmd/uevmd.service.in
+$(B)/uevmd.service: programs/uevmd/uevmd.service.in $(B)/install-paths
 	@mkdir -p $(dir $@)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
 install-uevmd: $(UEVMD) $(B)/uevmd.service
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/uevm $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(DOCDIR)
+	$(call install_dirs,$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/uevm $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(DOCDIR))
 	install -m 755 $(UEVMD) $(DESTDIR)$(BINDIR)/uevmd
 	install -m 644 man/uevmd.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(B)/uevmd.service $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service
@@ -241,11 +281,16 @@ install-uevmd: $(UEVMD) $(B)/uevmd.service
 		install -m 644 programs/uevmd/uevmd.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd
 	install -m 644 programs/uevmd/uevmd.conf.enforce-example $(DESTDIR)$(DOCDIR)/
 uninstall: uninstall-uevmd
-# The configuration under SYSCONFDIR stays (it may have been edited).
+# The files under SYSCONFDIR go only when they are as shipped: an edited
+# configuration stays.
 uninstall-uevmd:
 	rm -f $(DESTDIR)$(BINDIR)/uevmd $(DESTDIR)$(MANDIR)/man8/uevmd.8 \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/uevmd.service \
 	      $(DESTDIR)$(DOCDIR)/uevmd.conf.enforce-example
+	! cmp -s programs/uevmd/uevmd.conf $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf || \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/uevm/uevmd.conf
+	! cmp -s programs/uevmd/uevmd.logrotate $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd || \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/logrotate.d/uevmd
 bench-uevmd: all
 	bench/uevmd.sh $(B)
 
@@ -257,12 +302,38 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/uevm.pc
 	rm -rf $(DESTDIR)$(INCDIR)/uevm
 	cd man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
-	cd man && for m in *.3; do rm -f $(DESTDIR)$(MANDIR)/man3/$$m; done
+	$(if $(MAN3),cd man && for m in $(notdir $(MAN3)); do rm -f $(DESTDIR)$(MANDIR)/man3/$$m; done)
 	rm -f $(DESTDIR)$(DOCDIR)/threat-model.md
-	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@# uevm's own directories; then those install created, deepest first,
+	@# each only once empty (the others stay noted for a later uninstall).
+	-rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(PREFIX)/share/uevm 2>/dev/null
+	@if [ -f $(INSTALLED_DIRS) ]; then \
+		LC_ALL=C sort -ru $(INSTALLED_DIRS) | while read -r d; do \
+			rmdir "$$d" 2>/dev/null; [ ! -d "$$d" ] || echo "$$d"; \
+		done > $(INSTALLED_DIRS).new; \
+		mv $(INSTALLED_DIRS).new $(INSTALLED_DIRS); \
+	fi
 
 clean:
 	rm -rf build
+
+# The release tarball, build/uevm-VERSION.tar.gz with a top folder
+# uevm-VERSION/: the committed files (git archive) in a git checkout, else
+# (an unpacked tarball) the tree as it is, less build/.
+DIST        := uevm-$(VERSION)
+dist:
+	@mkdir -p build
+	@if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git diff --quiet HEAD 2>/dev/null || \
+			echo "dist: uncommitted changes are left out (git archive HEAD)" >&2; \
+		echo "git archive --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD"; \
+		git archive --format=tar.gz --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD; \
+	else \
+		echo "dist: no git checkout, packing the tree in $(CURDIR) less build/"; \
+		tar -czf build/$(DIST).tar.gz --sort=name --owner=0 --group=0 --numeric-owner \
+			--exclude=./build --exclude=./.git --transform 's|^\.|$(DIST)|' .; \
+	fi
+	@echo "build/$(DIST).tar.gz"
 
 # libFuzzer targets: `make fuzz` (fuzz/README.md).
 include fuzz/fuzz.mk

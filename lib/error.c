@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Per-thread "why did that fail" text, so errors name their cause. */
 #include <errno.h>
 #include <stdio.h>

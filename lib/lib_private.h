@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal helpers shared by libuevm's files. */
 #ifndef UEVM_LIB_PRIVATE_H
 #define UEVM_LIB_PRIVATE_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The MAC that authenticates a manifest of a labelled tree (uevm label
  * --manifest).  Its key is derived from the EVM HMAC key with a label of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuevm signatures: IMA signatures (security.ima type 0x03) and EVM
  * signatures (security.evm type 0x03, and the portable type 0x05), made and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuevm - the Linux integrity subsystem (EVM, IMA appraisal) in userspace,
  * bit-compatible with the kernel's security.ima and security.evm formats.
@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define UEVM_VERSION "0.1.0"
+#define UEVM_VERSION "0.2.0"
 
 /* The version of the library in use (UEVM_VERSION of its build), which may
  * be newer than the header a program was built with. */

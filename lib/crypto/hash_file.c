@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Content hashing through OpenSSL EVP, with large sequential reads. */
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* HMAC-SHA1 (RFC 2104) with a key whose pads were computed at load time. */
 #include <string.h>
 #include "lib_private.h"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The EVM HMAC, as the kernel's evm_calc_hmac_or_hash and hmac_add_misc. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The EVM hooks, with the kernel's rules (evm_main.c): security.evm is
  * written only as a signature and only with CAP_SYS_ADMIN; a protected

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* EVM verification: the kernel's evm_verify_hmac for one file object. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Changes a front-end learns of only after they were made.  The kernel
  * checks a chmod, chown or setxattr in evm_inode_setattr/setxattr before

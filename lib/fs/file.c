@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * File objects: opened once, without following symlinks, and then only
  * reached through their fd, so that a path swapped under us cannot

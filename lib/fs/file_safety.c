@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Is a file safe to take key material (or a certificate) from?  Whoever
  * can write a key file, or any directory above it, can replace the key by

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Parallel tree walk.  Every object is reached with openat() relative to
  * its parent's fd, symlinks are never followed, and work is taken from a

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The IMA measurement list: templates and their fields, template digests,
  * the list with its PCR extension (a TPM 2.0 through tpm2-tss, or software

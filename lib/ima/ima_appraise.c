@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Verification of one file, in the order of the kernel's
  * ima_appraise_measurement: security.ima present, then EVM over the

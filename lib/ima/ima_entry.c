@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Template entries: building one from an event, and its template digests
  * (the kernel's ima_alloc_init_template and ima_calc_field_array_hash).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The fast path of front-ends that can keep opens out of userspace (the
  * fanotify daemon's ignore marks): may later opens of a file go unseen?

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The boot_aggregate digest, the first entry of every list (the kernel's
  * ima_calc_boot_aggregate and ima_add_boot_aggregate): a hash over the

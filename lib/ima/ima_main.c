@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The IMA hooks (the kernel's ima_main.c and ima_appraise.c hook side):
  * on open and exec, ask the policy what to do, then measure, appraise and

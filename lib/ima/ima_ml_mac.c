@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A keyed MAC over a persisted list with software PCRs.  Nothing outside
  * the owner ever sees software PCRs, so without this an offline edit of the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Reading binary measurement lists back (as the kernel restores one after
  * kexec, and as evmctl ima_measurement reads one), and replaying them into

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internals shared by the measurement-list files (ima_template*.c,
  * ima_entry.c, ima_queue.c, ima_fs_render.c, ima_tpm.c, ima_init.c). */
 #ifndef UEVM_IMA_ML_PRIVATE_H

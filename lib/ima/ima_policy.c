@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The IMA policy language: parsing a policy text into rules, whole or not
  * at all, with the kernel's grammar and its validity rules

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The IMA policy language, as the kernel's security/ima/policy file takes
  * it: one rule a line, "action [condition ...] [option ...]".  A policy is

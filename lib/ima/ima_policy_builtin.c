@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's built-in policies (ima_policy=tcb|appraise_tcb|secure_boot|
  * critical_data|fail_securely, and ima_tcb), rule for rule as the kernel's

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Policy decisions: the kernel's ima_match_rules() and ima_match_policy().
  * Rules are walked in order; a rule counts only while its action family is

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The IMA policy's rule representation, shared by the parser, the matcher
  * and the renderer (lib/ima_policy*.c). */
 #ifndef UEVM_IMA_POLICY_PRIVATE_H

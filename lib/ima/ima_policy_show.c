@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Rendering rules as the kernel's ima/policy file shows them
  * (ima_policy_show): the same keyword order, each item followed by a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The measurement list (the kernel's ima_queue.c): an append-only list of
  * template entries, a hash table of template digests so that an identical

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The hook side of measurement (the kernel's ima_store_measurement): an
  * appraised or opened file's collected digest goes to the list. */
 #include "integrity_private.h"

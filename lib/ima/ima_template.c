@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Template descriptors: the built-in templates (the kernel's
  * builtin_templates[]) and custom formats such as "d-ng|n-ng|sig", each a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The template fields: how each one is built from an event and shown
  * (the kernel's ima_template_lib.c), byte for byte.

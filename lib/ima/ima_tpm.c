@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A TPM 2.0 for the measurement list, through tpm2-tss ESYS: which PCR
  * banks are allocated, PCR reads, and extending a PCR in every allocated

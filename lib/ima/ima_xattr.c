@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* security.ima and security.evm value formats (reference section 1). */
 #include <string.h>
 #include "lib_private.h"

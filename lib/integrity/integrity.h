@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The integrity layer: the iint cache, the EVM and IMA hooks with the
  * kernel's names and rules, audit, and the LIM-style dispatch through which

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Audit records with the fields of the kernel's integrity_audit_msg, sent to
  * syslog (a datagram to /dev/log or a configured socket), to the Linux

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The caller's credentials: uids, gids and capabilities of the process
  * whose operation is checked (not those of the front-end). */
 #include <inttypes.h>

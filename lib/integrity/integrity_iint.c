@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The integrity cache: what is known about an inode's integrity, keyed by
  * (device, inode, generation) and valid while the file's change stamp

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The integrity system's internals, shared by the hook and audit files. */
 #ifndef UEVM_INTEGRITY_PRIVATE_H
 #define UEVM_INTEGRITY_PRIVATE_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Names of enum integrity_status, spelled as the kernel's audit records. */
 #include "lib_private.h"
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The integrity system and its dispatch, in the manner of the seeds' LIM
  * framework: providers register their operations, front-ends call the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Describe a key file without unwrapping it: `uevm key status FILE`. */
 #include <stdio.h>
 #include "key_private.h"

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel's "encrypted" key blobs (security/keys/encrypted-keys/), so
  * that the same EVM key loads into a kernel with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The HMAC key on the kernel keyring.  `uevm key load` puts it there as a
  * user key; a consumer reads it once and, like the seeds' EVM ("burn the

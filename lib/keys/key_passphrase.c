@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The passphrase form: the key sealed with XChaCha20-Poly1305 under a key
  * that Argon2id derives from a passphrase.  The file is text:

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal helpers shared by the key_*.c files. */
 #ifndef UEVM_KEY_PRIVATE_H
 #define UEVM_KEY_PRIVATE_H

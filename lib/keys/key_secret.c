@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Secrets that are not HMAC keys (passphrases, master keys, key file
  * contents): read straight into locked, non-dumpable memory. */
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Key specifications: which form a key is in and how to get at it.
  *   FORM:PATH[,OPTION]...     raw, passphrase, tpm, kernel-blob

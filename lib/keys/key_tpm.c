@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The TPM 2.0 form: the key sealed in a keyed-hash data object under the
  * owner hierarchy's storage primary key (ECC P-256, the TCG SRK template,

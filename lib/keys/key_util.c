@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Small pieces the key forms share: hex, the line-based file formats,
  * new files that are never overwritten, random keys. */
 #include <fcntl.h>

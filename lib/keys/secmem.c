@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Memory for key material: page-aligned, locked so it never reaches swap,
  * excluded from core dumps, and wiped before it is returned. */
 #include <string.h>

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The control tree's nodes and their semantics, as the kernel's
  * evm_secfs.c and ima_fs.c define them: contents, modes, and who may

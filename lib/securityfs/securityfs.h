@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The securityfs-like control tree of an integrity system: the files the
  * kernel shows under /sys/kernel/security, with the kernel's contents,

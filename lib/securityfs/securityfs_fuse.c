@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Serving the control tree as a small FUSE filesystem, from a thread of
  * its own, so that any front-end (uevmfs, uevmd) can show it with one

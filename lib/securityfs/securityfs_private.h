@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The control tree's internals, shared by its node logic and its FUSE server. */
 #ifndef UEVM_SECURITYFS_PRIVATE_H
 #define UEVM_SECURITYFS_PRIVATE_H

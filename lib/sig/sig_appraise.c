@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Signatures in verification: the signature branches of the kernel's
  * evm_verify_hmac (EVM_IMA_XATTR_DIGSIG, EVM_XATTR_PORTABLE_DIGSIG) and of

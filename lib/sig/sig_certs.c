@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Certificate sets: what the kernel keeps on its .ima and .evm keyrings.
  * Certificates are loaded once, then only read (by many threads at once);

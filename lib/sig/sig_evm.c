@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The hash an EVM signature covers: the kernel's evm_calc_hash, i.e.
  * evm_calc_hmac_or_hash with a plain digest (the signature's algorithm)

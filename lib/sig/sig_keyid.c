@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Key ids, key checks and file reading for signatures.  The kernel finds
  * the key of a signature by "id:<keyid>", matched against the tail of the

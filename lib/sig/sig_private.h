@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal pieces shared by lib/sig_*.c. */
 #ifndef UEVM_SIG_PRIVATE_H
 #define UEVM_SIG_PRIVATE_H

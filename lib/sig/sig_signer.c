@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Signing keys.  A key is loaded once and then used by every signing
  * thread: the file is read into locked memory, decoded into OpenSSL's

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Signature checks, in the order of the kernel's integrity_digsig_verify
  * and asymmetric_verify: header and size, version, algorithm, the key by
