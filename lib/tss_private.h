@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The TPM stack (tpm2-tss: ESYS, the TCTI loader, marshalling, response
  * codes), loaded at first use (dlopen_private.h): its functions are called

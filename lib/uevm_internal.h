@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The library's own view of its public API (not installed): lib/ and the
  * in-tree front-ends (programs/, tests, fuzz) include this instead of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libuevm keys, the library's internal interface (not installed; the
  * public part is include/uevm/keys.h): the EVM HMAC key in protected forms.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Serving the control tree with FUSE: libuevm-fuse.a, an internal static
  * library that only the front-ends which show the tree (uevmfs, uevmd)

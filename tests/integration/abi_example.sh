@@ -15,25 +15,27 @@ tsan) mk=(SANITIZE=thread); san=(-fsanitize=thread) ;;
 *) mk=(); san=() ;;
 esac
 make -s -C "$ROOT" "${mk[@]}" install DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1
-check "make install DESTDIR=... PREFIX=/usr" test -f "$T/root/usr/lib/pkgconfig/uevm.pc"
+# The library directory is the multiarch one where the compiler has it.
+LIBD=$T/root/usr/lib$(ma=$(cc -print-multiarch 2>/dev/null); [ -z "$ma" ] || echo "/$ma")
+check "make install DESTDIR=... PREFIX=/usr" test -f "$LIBD/pkgconfig/uevm.pc"
 for p in "$ROOT"/man/*.3; do
 	check "man3 page $(basename "$p") installed" cmp -s "$p" "$T/root/usr/share/man/man3/$(basename "$p")"
 done
 
 # pkg-config over the staged tree: the .pc says /usr, the sysroot maps it.
-expect_match "the installed uevm.pc says PREFIX=/usr" '^prefix=/usr$' "$(cat "$T/root/usr/lib/pkgconfig/uevm.pc")"
-export PKG_CONFIG_PATH=$T/root/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$T/root
+expect_match "the installed uevm.pc says PREFIX=/usr" '^prefix=/usr$' "$(cat "$LIBD/pkgconfig/uevm.pc")"
+export PKG_CONFIG_PATH=$LIBD/pkgconfig PKG_CONFIG_SYSROOT_DIR=$T/root
 flags=$(pkg-config --cflags --libs uevm)
-expect_match "pkg-config --cflags --libs uevm names the staged tree" "^-I$T/root/usr/include .*-L$T/root/usr/lib -luevm" "$flags"
+expect_match "pkg-config --cflags --libs uevm names the staged tree" "^-I$T/root/usr/include .*-L$LIBD -luevm" "$flags"
 expect_eq "pkg-config --modversion is the header's UEVM_VERSION" \
 	"$(sed -n 's/^#define UEVM_VERSION "\(.*\)"/\1/p' "$ROOT/include/uevm/uevm.h")" "$(pkg-config --modversion uevm)"
 cp "$ROOT/examples/verify-file.c" "$T/"
 # shellcheck disable=SC2086
 out=$(cd "$T" && cc -std=c11 -Wall -Wextra -pedantic -Werror "${san[@]}" -o verify-file verify-file.c $flags 2>&1)
 expect_eq "verify-file builds against the installed library" "" "$out"
-export LD_LIBRARY_PATH=$T/root/usr/lib
+export LD_LIBRARY_PATH=$LIBD
 check "verify-file uses the installed libuevm.so" \
-	grep -q "$T/root/usr/lib/libuevm.so" <(ldd "$T/verify-file")
+	grep -q "$LIBD/libuevm.so" <(ldd "$T/verify-file")
 
 make_key "$T/k"
 D=$T/files
