@@ -87,7 +87,9 @@ long_opts() {
 	cat "$T/opts.${1//\//_}"
 }
 long_opts_cc() {
-	cc -E -P -std=gnu11 -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/lib" -I"$ROOT/programs/uevm" \
+	# shellcheck disable=SC2046
+	cc -E -P -std=gnu11 -D_GNU_SOURCE -I"$ROOT/include" $(find "$ROOT/lib" -type d -printf '-I%p ') \
+		-I"$ROOT/programs/uevm" -I"$ROOT/programs/evmctl" \
 		$(pkg-config --cflags fuse3) "$ROOT/programs/$1" |
 		grep -oE '\{ *"[a-z0-9-]+", *[012],' |
 		sed -E 's/\{ *"([a-z0-9-]+)", *0,/\1 no/; s/\{ *"([a-z0-9-]+)", *[12],/\1 arg/' |
