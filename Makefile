@@ -74,6 +74,7 @@ help:
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
 	@echo "make bench-uevmfs  uevmfs against the native fs: read/write MB/s, open/stat latency (root)"
 	@echo "make install   install into DESTDIR/PREFIX (default /usr/local)"
+	@echo "make deb       the Debian packages (debian/) into build/deb (dpkg-buildpackage)"
 
 $(B)/lib/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -224,6 +225,19 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# The Debian packages (debian/): built by dpkg-buildpackage in a copy of the
+# tree under $(DEB_DIR), so that its clean step (make clean) leaves this
+# tree's build/ alone; the .debs, .buildinfo and .changes land in $(DEB_DIR).
+DEB_DIR     ?= build/deb
+DEB_JOBS    ?= 2
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
+	rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb
 
 # libFuzzer targets: `make fuzz` (fuzz/README.md).
 include fuzz/fuzz.mk

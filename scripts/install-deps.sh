@@ -5,6 +5,8 @@
 set -eu
 
 # One package a line; a comment says what needs it.
+# dpkg-dev, debhelper, fakeroot, lintian: make deb (debian/) and
+# tests/integration/deb_package.sh.
 PACKAGES="
 build-essential
 pkg-config
@@ -45,6 +47,10 @@ softhsm2
 libengine-pkcs11-openssl
 opensc
 stress-ng
+dpkg-dev
+debhelper
+fakeroot
+lintian
 "
 
 missing=""
