@@ -155,12 +155,12 @@ expect_match "deb: evmctl alternative registered for /usr/bin/uevm" \
 	'^Alternative: /usr/bin/uevm$' "$(update-alternatives --query evmctl 2>&1)"
 expect_eq "deb: /etc/alternatives/evmctl -> /usr/bin/uevm" /usr/bin/uevm "$(readlink /etc/alternatives/evmctl)"
 expect_match "deb: uevm runs its evmctl mode under the alternative's name" \
-	"uevm $version in evmctl mode" "$(/etc/alternatives/evmctl --version 2>&1)"
+	"uevm $version in evmctl mode" "$(/etc/alternatives/evmctl -v --version 2>&1)"
 if [ -n "$debian_evmctl" ]; then
 	evmctl_untouched "deb: ima-evm-utils' evmctl untouched by the install"
 else
 	expect_eq "deb: evmctl resolves to uevm" /usr/bin/uevm "$(readlink -f "$(command -v evmctl)")"
-	expect_match "deb: evmctl runs uevm's evmctl mode" "uevm $version in evmctl mode" "$(evmctl --version 2>&1)"
+	expect_match "deb: evmctl runs uevm's evmctl mode" "uevm $version in evmctl mode" "$(evmctl -v --version 2>&1)"
 fi
 
 # The systemd unit: installed, disabled, accepted by systemd-analyze.
@@ -187,8 +187,9 @@ done
 left=()
 while read -r f; do
 	[ -e "$f" ] || [ -L "$f" ] || continue
-	# A directory stays when another package has it (/usr/bin, ...).
-	[ -d "$f" ] && [ ! -L "$f" ] && dpkg-query -S "$f" >/dev/null 2>&1 && continue
+	# A directory stays when another package has it (/, /usr/bin, /lib ...).
+	[ "$f" = /. ] && continue
+	[ -d "$f" ] && dpkg-query -S "$f" >/dev/null 2>&1 && continue
 	left+=("$f")
 done < <(sort -u "$T/files")
 expect_eq "deb: no file or own directory of the packages left" "" "${left[*]}"
