@@ -5,10 +5,12 @@
 #    from a copy of this tree under $T (this tree's build/ untouched), and
 #    lintian reports no error and no warning on them;
 #  - installed with dpkg -i: uevm runs, labels and verifies (and catches a
-#    change), uevmd --check passes on the shipped configuration, the unit is
-#    installed, disabled, and systemd-analyze accepts it, /etc/uevm/uevmd.conf
-#    is a conffile, evmctl is an alternative pointing at uevm's evmctl mode
-#    that never replaces ima-evm-utils' /usr/bin/evmctl;
+#    change), the binaries carry dpkg-buildflags' hardening, a program
+#    builds and runs against the installed libuevm (pkg-config), uevmd
+#    --check passes on the shipped configuration, the unit is installed,
+#    disabled, and systemd-analyze accepts it, /etc/uevm/uevmd.conf is a
+#    conffile, evmctl is an alternative pointing at uevm's evmctl mode that
+#    never replaces ima-evm-utils' /usr/bin/evmctl;
 #  - dpkg --purge leaves nothing: no file of the packages, no /etc/uevm, no
 #    alternative, and ima-evm-utils' evmctl as it was.
 # Runs as root, with the packages of `make deps`; it installs on the real
@@ -127,6 +129,44 @@ version=$(sed -n 's/^#define UEVM_VERSION "\(.*\)"/\1/p' "$SRC/include/uevm/uevm
 expect_eq "deb: uevm --version" "uevm $version" "$(/usr/bin/uevm --version 2>&1)"
 expect_eq "deb: uevmd -V" "uevmd $version" "$(/usr/bin/uevmd -V 2>&1)"
 expect_match "deb: uevmfs --version" "^uevmfs $version" "$(/usr/bin/uevmfs --version 2>&1)"
+
+# Built with dpkg-buildflags (hardening=+all): full RELRO, bind now, PIE.
+for f in /usr/bin/uevm /usr/bin/uevmd /usr/bin/uevmfs "/usr/lib/$MA/libuevm.so.0"; do
+	hard=$(readelf -d -l -W "$f" 2>&1)
+	expect_match "deb: $f: RELRO" 'GNU_RELRO' "$hard"
+	expect_match "deb: $f: bind now" 'BIND_NOW|Flags: NOW' "$hard"
+done
+expect_match "deb: /usr/bin/uevm is PIE" 'Flags: .*PIE' "$(readelf -d /usr/bin/uevm)"
+
+# A program built against the installed library with pkg-config (the
+# digest checked against SHA-256's published value for "abc").
+expect_eq "deb: pkg-config finds uevm $version" "$version" "$(pkg-config --modversion uevm 2>&1)"
+expect_eq "deb: uevm.pc's libdir is multiarch" "/usr/lib/$MA" "$(pkg-config --variable=libdir uevm 2>&1)"
+cat >"$T/prog.c" <<'EOF'
+#include <stdio.h>
+#include <uevm/uevm.h>
+
+int main(void)
+{
+	uint8_t d[64];
+	int algo = uevm_hash_algo_by_name("sha256");
+	unsigned int i;
+
+	if (algo < 0 || uevm_hash_buffer(algo, "abc", 3, d) < 0)
+		return 2;
+	for (i = 0; i < uevm_hash_algo_digest_size(algo); i++)
+		printf("%02x", d[i]);
+	printf("\n");
+	return 0;
+}
+EOF
+# shellcheck disable=SC2046	# pkg-config's words are separate arguments
+check "deb: a program builds against the installed libuevm" \
+	cc -Wall -Wextra -Werror -o "$T/prog" "$T/prog.c" $(pkg-config --cflags --libs uevm)
+expect_match "deb: it runs on /usr/lib/$MA/libuevm.so.0" "libuevm\.so\.0 => /usr/lib/$MA/libuevm\.so\.0" \
+	"$(ldd "$T/prog" 2>&1)"
+expect_eq "deb: it hashes with the installed libuevm" \
+	ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad "$("$T/prog" 2>&1)"
 
 # uevmd --check on the configuration as shipped.  The shipped default is
 # to become safe on an unlabelled system (mode = log); until it is, the
