@@ -10,6 +10,10 @@ set -eu
 PACKAGES="
 build-essential
 pkg-config
+dpkg-dev
+debhelper
+fakeroot
+lintian
 libssl-dev
 libkeyutils-dev
 libaudit-dev
@@ -47,10 +51,6 @@ softhsm2
 libengine-pkcs11-openssl
 opensc
 stress-ng
-dpkg-dev
-debhelper
-fakeroot
-lintian
 "
 
 missing=""
