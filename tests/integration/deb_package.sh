@@ -106,6 +106,15 @@ expect_match "deb: libuevm-dev holds the headers" "^/usr/include/uevm/uevm\.h$" 
 if compgen -G "$SRC/man/*.3" >/dev/null; then
 	expect_match "deb: libuevm-dev holds the man3 pages" "^/usr/share/man/man3/.*\.3\.gz$" "$(contents libuevm-dev)"
 fi
+# Where the library exports only uevm_* (version script UEVM_0): the
+# symbols file, and nothing else exported.
+if [ -e "$SRC/lib/libuevm.map" ]; then
+	expect_match "deb: libuevm0 has a symbols file (UEVM_0)" '^ uevm_[a-z0-9_]+@UEVM_0 ' \
+		"$(dpkg-deb --ctrl-tarfile "$T"/deb/libuevm0_*.deb | tar -xO ./symbols 2>&1)"
+	dpkg-deb -x "$T"/deb/libuevm0_*.deb "$T/lib0"
+	expect_eq "deb: libuevm.so.0 exports only uevm_* (and its version node)" "" \
+		"$(nm -D --defined-only "$T/lib0/usr/lib/$MA/libuevm.so.0" | awk '{ n = $3; sub(/@.*/, "", n) } n !~ /^uevm_/ && n != "UEVM_0" { print $3 }')"
+fi
 conffiles=$(dpkg-deb --ctrl-tarfile "$T"/deb/uevmd_*.deb | tar -xO ./conffiles)
 expect_match "deb: /etc/uevm/uevmd.conf is a conffile of uevmd" '^/etc/uevm/uevmd\.conf$' "$conffiles"
 if [ -e "$SRC/programs/uevmd/uevmd.logrotate" ]; then
