@@ -91,6 +91,7 @@ help:
 	@echo "make           build libuevm and uevm into $(B)"
 	@echo "make check     install test dependencies, build, run all tests (also under ASan+UBSan; stress tests under TSan)"
 	@echo "make check-stress  the tests of the normal build while stress-ng keeps every CPU busy"
+	@echo "make deb       the Debian packages (debian/) into build/deb (dpkg-buildpackage)"
 	@echo "make fuzz      build the libFuzzer targets (clang) and run each FUZZ_TIME seconds (default 20)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
 	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
@@ -167,6 +168,19 @@ check-stress: deps
 # Tests against the current build only, without installing packages.
 check-fast: all
 	tests/run-tests.sh $(B)
+
+# The Debian packages (debian/): built by dpkg-buildpackage in a copy of the
+# tree under $(DEB_DIR), so that its clean step (make clean) leaves this
+# tree's build/ alone; the .debs, .buildinfo and .changes land in $(DEB_DIR).
+DEB_DIR     ?= build/deb
+DEB_JOBS    ?= 2
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	tar -c --exclude=./build --exclude=./.git . | tar -x -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b -j$(DEB_JOBS)
+	rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb
 
 demo: deps
 	$(MAKE) all

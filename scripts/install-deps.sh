@@ -5,9 +5,15 @@
 set -eu
 
 # One package a line; a comment says what needs it.
+# dpkg-dev, debhelper, fakeroot, lintian: make deb (debian/) and
+# tests/integration/deb_package.sh.
 PACKAGES="
 build-essential
 pkg-config
+dpkg-dev
+debhelper
+fakeroot
+lintian
 libssl-dev
 libkeyutils-dev
 libaudit-dev
