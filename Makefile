@@ -341,7 +341,7 @@ dist:
 		git diff --quiet HEAD 2>/dev/null || \
 			echo "dist: uncommitted changes are left out (git archive HEAD)" >&2; \
 		echo "git archive --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD"; \
-		git archive --format=tar.gz --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD; \
+		git -c tar.umask=0022 archive --format=tar.gz --prefix=$(DIST)/ -o build/$(DIST).tar.gz HEAD; \
 	else \
 		echo "dist: no git checkout, packing the tree in $(CURDIR) less build/"; \
 		tar -czf build/$(DIST).tar.gz --sort=name --owner=0 --group=0 --numeric-owner \

@@ -125,7 +125,10 @@ expect_eq "  every tampered open refused" "" "$(grep '^tampered' "$T/opens" | gr
 expect_eq "  no answer was late" 0 "$(status_field late)"
 
 # ---- SIGUSR1 and the shipped logrotate snippet: the log file only ----------------------------
-SNIPPET=$TESTS_DIR/../programs/uevmd/uevmd.logrotate
+# A copy with the mode make install gives it: logrotate ignores a snippet
+# others may write, and a tree unpacked from a tarball may be 0664.
+install -m 644 "$TESTS_DIR/../programs/uevmd/uevmd.logrotate" "$T/uevmd.logrotate"
+SNIPPET=$T/uevmd.logrotate
 if command -v logrotate >/dev/null; then
 	out=$(logrotate -d -s "$T/lr.state" "$SNIPPET" 2>&1)
 	expect_eq "logrotate -d parses the shipped snippet" 0 $?
