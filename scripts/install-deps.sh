@@ -54,6 +54,7 @@ opensc
 stress-ng
 logrotate
 zsh
+systemd
 "
 
 missing=""

@@ -74,6 +74,17 @@ wait_quiet() {
 	done
 }
 
+# build_flags [BUILD_DIR]: for programs a test compiles against a build's
+# library: BUILD_MAKE, the make variables of that build (SANITIZE=...), and
+# BUILD_CFLAGS, the sanitizer its library needs in the program too.
+build_flags() {
+	case "$(basename "${1:-${UEVM_BUILD:-build/default}}")" in
+	san) BUILD_MAKE=(SANITIZE=1); BUILD_CFLAGS=(-fsanitize=address,undefined) ;;
+	tsan) BUILD_MAKE=(SANITIZE=thread); BUILD_CFLAGS=(-fsanitize=thread) ;;
+	*) BUILD_MAKE=(); BUILD_CFLAGS=() ;;
+	esac
+}
+
 # xattr value as hex without 0x, or empty when absent.
 xattr_hex() {	# name path
 	getfattr -h --absolute-names -n "$1" -e hex "$2" 2>/dev/null |

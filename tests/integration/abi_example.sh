@@ -9,12 +9,8 @@
 source "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$TESTS_DIR/.." && pwd)
 : "${UEVM_BUILD:=$ROOT/build/default}"
-case "$(basename "$UEVM_BUILD")" in
-san) mk=(SANITIZE=1); san=(-fsanitize=address,undefined) ;;
-tsan) mk=(SANITIZE=thread); san=(-fsanitize=thread) ;;
-*) mk=(); san=() ;;
-esac
-make -s -C "$ROOT" "${mk[@]}" install DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1
+build_flags "$UEVM_BUILD"
+make -s -C "$ROOT" "${BUILD_MAKE[@]}" install DESTDIR="$T/root" PREFIX=/usr >"$T/install.log" 2>&1
 # The library directory is the multiarch one where the compiler has it.
 LIBD=$T/root/usr/lib$(ma=$(cc -print-multiarch 2>/dev/null); [ -z "$ma" ] || echo "/$ma")
 check "make install DESTDIR=... PREFIX=/usr" test -f "$LIBD/pkgconfig/uevm.pc"
@@ -31,7 +27,7 @@ expect_eq "pkg-config --modversion is the header's UEVM_VERSION" \
 	"$(sed -n 's/^#define UEVM_VERSION "\(.*\)"/\1/p' "$ROOT/include/uevm/uevm.h")" "$(pkg-config --modversion uevm)"
 cp "$ROOT/examples/verify-file.c" "$T/"
 # shellcheck disable=SC2086
-out=$(cd "$T" && cc -std=c11 -Wall -Wextra -pedantic -Werror "${san[@]}" -o verify-file verify-file.c $flags 2>&1)
+out=$(cd "$T" && cc -std=c11 -Wall -Wextra -pedantic -Werror "${BUILD_CFLAGS[@]}" -o verify-file verify-file.c $flags 2>&1)
 expect_eq "verify-file builds against the installed library" "" "$out"
 export LD_LIBRARY_PATH=$LIBD
 check "verify-file uses the installed libuevm.so" \
@@ -96,7 +92,7 @@ int main(void)
 }
 EOF
 # shellcheck disable=SC2086
-out=$(cd "$T" && cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -o size size.c $flags 2>&1)
+out=$(cd "$T" && cc -std=c11 -Wall -Wextra -Werror "${BUILD_CFLAGS[@]}" -o size size.c $flags 2>&1)
 expect_eq "size check program builds" "" "$out"
 out=$("$T/size")
 expect_eq "an uninitialised struct uevm_config/uevm_walk_opts is refused; uevm_version()" \

@@ -22,11 +22,7 @@ OPTIONAL='fuse|tss2|audit|sodium'
 cd "$T" || exit 1
 make_key "$T/k"
 
-# The sanitizer builds' library needs its runtime in the program too.
-CFLAGS_SAN=()
-if readelf -d "$LIB" | grep -q 'libasan'; then
-	CFLAGS_SAN=(-fsanitize=address,undefined)
-fi
+build_flags "$B"
 
 # ---- NEEDED ------------------------------------------------------------------------------
 readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >needed
@@ -35,7 +31,7 @@ expect_eq "libuevm.so.0 NEEDs none of fuse, tss2, audit, sodium" "" \
 	"$(grep -E "$OPTIONAL" needed | tr '\n' ' ')"
 
 # ---- a program linked against the shared library ------------------------------------------
-if cc -std=c11 -Wall -Wextra -Werror "${CFLAGS_SAN[@]}" -I"$ROOT/include" -o lv_shared \
+if cc -std=c11 -Wall -Wextra -Werror "${BUILD_CFLAGS[@]}" -I"$ROOT/include" -o lv_shared \
 	"$SRC" -L"$B" -luevm -Wl,-rpath,"$B" 2>cc.err; then
 	pass "a program builds against $B/libuevm.so"
 else
@@ -97,9 +93,7 @@ expect_match "with the TPM stack the same file gets past loading (a file error)"
 	'TPM key file' "$out"
 
 # ---- make install, then a static link with pkg-config --static ---------------------------
-san=()
-case $B in */san) san=(SANITIZE=1) ;; */tsan) san=(SANITIZE=thread) ;; esac
-if make -s -C "$ROOT" B="$B" "${san[@]}" DESTDIR="$T/root" PREFIX=/usr install \
+if make -s -C "$ROOT" B="$B" "${BUILD_MAKE[@]}" DESTDIR="$T/root" PREFIX=/usr install \
 	>make.log 2>&1; then
 	pass "make install DESTDIR=\$T/root PREFIX=/usr"
 else
@@ -118,7 +112,7 @@ static=$("${pkc[@]}" --static --libs uevm)
 expect_match "pkg-config --static --libs names libuevm's dependencies" '-lkeyutils' "$static"
 expect_eq "... and none of the optional ones" "" "$(grep -oE "$OPTIONAL" <<<"$static")"
 # -l:libuevm.a picks the archive where both are installed, as a packager would.
-if cc -std=c11 -Wall -Wextra -Werror "${CFLAGS_SAN[@]}" $("${pkc[@]}" --cflags uevm) \
+if cc -std=c11 -Wall -Wextra -Werror "${BUILD_CFLAGS[@]}" $("${pkc[@]}" --cflags uevm) \
 	-o lv_static "$SRC" ${static/-luevm/-l:libuevm.a} 2>cc.err; then
 	pass "a static link with pkg-config --static --libs succeeds"
 else

@@ -52,13 +52,8 @@ if grep -q 'uevm_version *(' "$ROOT"/include/uevm/*.h; then
 #include <uevm/uevm.h>
 int main(void) { puts(uevm_version()); return 0; }
 EOC
-	# A sanitizer build's library needs its runtime in the program too.
-	case "$(basename "$B")" in
-	san) san=(-fsanitize=address,undefined) ;;
-	tsan) san=(-fsanitize=thread) ;;
-	*) san=() ;;
-	esac
-	if cc "${san[@]}" -I"$ROOT/include" -o "$T/v" "$T/v.c" -L"$B" -luevm -Wl,-rpath,"$B" 2>"$T/err"; then
+	build_flags "$B"
+	if cc "${BUILD_CFLAGS[@]}" -I"$ROOT/include" -o "$T/v" "$T/v.c" -L"$B" -luevm -Wl,-rpath,"$B" 2>"$T/err"; then
 		expect_eq "uevm_version()" "$V" "$("$T/v")"
 	else
 		fail "a program calling uevm_version() builds against $B/libuevm.so" "$(head -3 "$T/err")"
