@@ -256,6 +256,38 @@ static const struct help_opt ml_daemon_opts[] = {
 	HELP_ROW, END_ROW,
 };
 
+/* Keylime runtime policies (programs/uevm/rp_create.c, rp_check.c). */
+static const struct help_opt rp_create_opts[] = {
+	{ 'o', "output", "FILE", "write the policy to FILE (default: standard output)" },
+	{ 0, "list", "FILE", "take the entries of an ASCII measurement list (repeatable)" },
+	{ 'a', "hash-algo", "ALGO", "the digest of files in trees, as the host measures them (default sha256)" },
+	{ 0, "hash", NULL, "hash every file; a security.ima digest that differs is an error" },
+	{ 0, "prefix", "PATH", "the path the host records for each PATH operand (its files below it)" },
+	{ 0, "map", "SRC=DST", "record files under SRC as under DST, e.g. a uevmfs mount point (repeatable)" },
+	{ 0, "exclude", "REGEX", "a Python regex for \"excludes\", also left out here (repeatable)" },
+	{ 0, "exclude-from", "FILE", "the excludes listed in FILE, one a line" },
+	{ 0, "skip", "GLOB", "do not walk objects matching GLOB (not in the policy; repeatable)" },
+	{ 0, "cert", "FILE", "an IMA signing certificate or public key for \"verification-keys\" (repeatable)" },
+	{ 0, "boot-aggregate", "HEX", "accept this boot_aggregate digest (repeatable)" },
+	{ 0, "log-hash-alg", "ALGO", "ima.log_hash_alg: the list's template digest (default: the --list's, else sha1)" },
+	{ 0, "ignored-keyring", "NAME", "ima.ignored_keyrings: keys not learned from NAME ('*': none; repeatable)" },
+	{ 0, "release", "N", "the policy's release number (default 0)" },
+	{ 0, "timestamp", NULL, "add meta.timestamp: $SOURCE_DATE_EPOCH if set, else now" },
+	{ 'x', "one-file-system", NULL, "leave out objects on other filesystems" },
+	{ 'P', "no-dereference", NULL, "never follow a symbolic link given as PATH" },
+	{ 0, "root", "DIR", "resolve every PATH beneath DIR; paths are named as seen from inside it" },
+	{ 'j', "jobs", "N", "worker threads, 1 to 1024 (default: the online CPUs)" },
+	{ 'v', "verbose", NULL, "a summary on stderr" },
+	HELP_ROW, END_ROW,
+};
+
+static const struct help_opt rp_check_opts[] = {
+	{ 0, "boot-aggregate", "HEX", "accept this boot_aggregate, as Keylime does the ones it computes from the boot log (repeatable)" },
+	{ 0, "json", NULL, "the failures and a summary as one JSON document" },
+	{ 'v', "verbose", NULL, "also print every entry that passed, and how" },
+	HELP_ROW, END_ROW,
+};
+
 static const struct help_entry entries[] = {
 	{ "label", NULL,
 	  "Writes security.ima (the content's hash) on every regular file and then "
@@ -361,6 +393,26 @@ static const struct help_entry entries[] = {
 	{ "enable", NULL,
 	  "Initialises EVM in the running uevmd(8), as echo 1 > evm does, and sets its mode.",
 	  enable_opts },
+	{ "runtime-policy", NULL,
+	  "Makes Keylime runtime policies (JSON, schema version 1) for hosts that "
+	  "uevm measures, and checks a measurement list against one the way "
+	  "Keylime's verifier does, before deployment.",
+	  help_only },
+	{ "runtime-policy create",
+	  "[-o FILE] [--list FILE]... [-a ALGO] [--hash] [--prefix PATH | --map SRC=DST...] [--exclude REGEX]... [--cert FILE]... [--boot-aggregate HEX]... [--log-hash-alg ALGO] [OPTION...] [PATH...]",
+	  "Writes a runtime policy for the files under each PATH (walked "
+	  "recursively), named as the host records them, and for the entries of "
+	  "ASCII measurement lists. Digests come from security.ima, or from the "
+	  "content when it holds no digest of ALGO. Files signed by a --cert key "
+	  "are covered by verification-keys instead. Sorted output, the same for "
+	  "the same input.",
+	  rp_create_opts },
+	{ "runtime-policy check", "[--json] [-v] [--boot-aggregate HEX]... POLICY LIST",
+	  "Evaluates the ASCII measurement list LIST against POLICY as Keylime's "
+	  "verifier does (template digests, PCR, excludes, digests, signatures, "
+	  "keyrings, ima-buf) and prints each failure. Exit status 1 when an "
+	  "entry fails, 2 when POLICY or LIST cannot be read.",
+	  rp_check_opts },
 	/* Manifests (programs/uevm/manifest.c). */
 	{ "diff", NULL,
 	  "Compares two manifests that uevm label --manifest wrote (two labelled releases of a tree), after authenticating both, and explains each difference in words: owner, mode, content, protected xattrs, ACLs, symlink targets, new and deleted objects.",

@@ -132,6 +132,8 @@ int cmd_sign(const struct command *, int, char **);
 int cmd_evmctl(const struct command *, int, char **);
 int cmd_measurements(const struct command *, int, char **);
 int cmd_mount(const struct command *, int, char **);
+/* Keylime runtime policies (programs/uevm/cmd_runtime_policy.c). */
+int cmd_runtime_policy(const struct command *, int, char **);
 /* uevmd's control socket (programs/cmd_uevmd.c). */
 int cmd_status(const struct command *, int, char **);
 int cmd_enable(const struct command *, int, char **);

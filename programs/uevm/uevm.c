@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	  "show|replay|verify|add [OPTION...] LIST | daemon [OPTION...] (see uevm-measurements(1))" },
 	{ "mount", cmd_mount, "mount a tree through uevmfs(8): EVM and IMA on every access",
 	  "SOURCE [MOUNTPOINT] [-o OPTION[,OPTION...]] [-f] [-d] [-s] [--hmac-key KEY]" },
+	{ "runtime-policy", cmd_runtime_policy, "make a Keylime runtime policy, check a list against one",
+	  "create [OPTION...] [PATH...] | check [OPTION...] POLICY LIST (see uevm-runtime-policy(1))" },
 	{ "status", cmd_status, "what the running uevmd(8) enforces, and its counters",
 	  "[--policy] [--socket PATH]" },
 	{ "enable", cmd_enable, "initialise EVM in uevmd(8) (echo 1 > evm), set its mode",

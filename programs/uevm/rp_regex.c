@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Python exclude regexes as POSIX extended regexes (rp_regex.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rp_regex.h"
+
+/* A growing output string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = (b->len + n + 1) * 2;
+		char *ns = realloc(b->s, nc);
+
+		if (!ns) {
+			b->oom = true;
+			return;
+		}
+		b->s = ns;
+		b->cap = nc;
+	}
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+static void putc_lit(struct sbuf *b, char c)
+{
+	char one[5] = { c, 0 };
+
+	/* A special character as a literal: in a bracket, where only ']'
+	 * and '^' would still be special, or escaped. */
+	if (c == '^') {
+		put(b, "\\^");
+		return;
+	}
+	if (strchr(".[]()*+?{}|$\\", c)) {
+		one[0] = '[';
+		one[1] = c;
+		one[2] = ']';
+	}
+	put(b, one);
+}
+
+/* The class escapes \d \s \w inside a bracket, or NULL. */
+static const char *class_body(char c)
+{
+	switch (c) {
+	case 'd': return "0-9";
+	case 's': return "[:space:]";
+	case 'w': return "[:alnum:]_";
+	}
+	return NULL;
+}
+
+/* [...] starting at *P (on the '['); emits an equivalent bracket. */
+static int translate_bracket(const char **pp, struct sbuf *b, char *err,
+			     size_t errlen)
+{
+	const char *p = *pp + 1;
+	bool neg = false, rb = false, dash = false, caret = false;
+	struct sbuf items = { 0 };
+	bool first = true;
+
+	if (*p == '^') {
+		neg = true;
+		p++;
+	}
+	while (*p && (*p != ']' || first)) {
+		char c = *p++, lit[4] = { 0 };
+
+		first = false;
+		if (c == '[' && (*p == ':' || *p == '.' || *p == '=')) {
+			snprintf(err, errlen, "'[%c' inside a class is not supported", *p);
+			goto fail;
+		}
+		if (c == '\\') {
+			const char *body = class_body(*p);
+
+			if (!*p)
+				break;
+			c = *p++;
+			if (body) {
+				put(&items, body);
+				continue;
+			}
+			if (c == 'n')
+				c = '\n';
+			else if (c == 't')
+				c = '\t';
+			else if (isalnum((unsigned char)c)) {
+				snprintf(err, errlen, "escape '\\%c' inside a class is not supported", c);
+				goto fail;
+			}
+		}
+		if (*p == '-' && p[1] && p[1] != ']') {
+			char hi = p[1];
+
+			if (hi == '\\' || c == ']' || c == '-' || c == '^' || hi == '[') {
+				snprintf(err, errlen, "range '%c-%c' inside a class is not supported", c, hi);
+				goto fail;
+			}
+			lit[0] = c;
+			lit[1] = '-';
+			lit[2] = hi;
+			put(&items, lit);
+			p += 2;
+			continue;
+		}
+		if (c == ']')
+			rb = true;
+		else if (c == '-')
+			dash = true;
+		else if (c == '^')
+			caret = true;
+		else {
+			lit[0] = c;
+			put(&items, lit);
+		}
+	}
+	if (*p != ']') {
+		snprintf(err, errlen, "unterminated character class");
+		goto fail;
+	}
+	*pp = p + 1;
+	if (!neg && !rb && !items.len && caret && !dash) {
+		put(b, "\\^");
+		free(items.s);
+		return 0;
+	}
+	put(b, neg ? "[^" : "[");
+	if (rb)
+		put(b, "]");
+	if (items.s)
+		put(b, items.s);
+	if (caret)
+		put(b, "^");
+	if (dash)
+		put(b, "-");
+	put(b, "]");
+	free(items.s);
+	return 0;
+fail:
+	free(items.s);
+	return -1;
+}
+
+/* "{m}", "{m,}", "{,n}", "{m,n}" at P: its length, 0 if not one. */
+static size_t quantifier_len(const char *p)
+{
+	const char *q = p + 1;
+	bool digits = false;
+
+	while (isdigit((unsigned char)*q)) {
+		q++;
+		digits = true;
+	}
+	if (*q == ',') {
+		q++;
+		while (isdigit((unsigned char)*q)) {
+			q++;
+			digits = true;
+		}
+	}
+	return digits && *q == '}' ? (size_t)(q - p) + 1 : 0;
+}
+
+/* An escape outside a class, at P (after the backslash). */
+static int translate_escape(char c, struct sbuf *b, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'd': put(b, "[0-9]"); return 0;
+	case 'D': put(b, "[^0-9]"); return 0;
+	case 's': put(b, "[[:space:]]"); return 0;
+	case 'S': put(b, "[^[:space:]]"); return 0;
+	case 'w': put(b, "[[:alnum:]_]"); return 0;
+	case 'W': put(b, "[^[:alnum:]_]"); return 0;
+	case 'A': put(b, "^"); return 0;
+	case 'Z': case 'z': put(b, "$"); return 0;
+	case 'n': putc_lit(b, '\n'); return 0;
+	case 't': putc_lit(b, '\t'); return 0;
+	}
+	if (!c || isalnum((unsigned char)c)) {
+		snprintf(err, errlen, c ? "escape '\\%c' is not supported" :
+			 "trailing backslash", c);
+		return -1;
+	}
+	putc_lit(b, c);
+	return 0;
+}
+
+int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
+{
+	struct sbuf b = { 0 };
+	const char *p = py;
+
+	put(&b, "");
+	while (*p) {
+		char c = *p, one[2] = { c, 0 };
+		size_t q;
+
+		if (c == '\\') {
+			if (translate_escape(p[1], &b, err, errlen))
+				goto fail;
+			p += 2;
+			continue;
+		}
+		if (c == '[') {
+			if (translate_bracket(&p, &b, err, errlen))
+				goto fail;
+			continue;
+		}
+		if (c == '(' && p[1] == '?') {
+			if (p[2] == ':') {
+				p += 3;
+			} else if (p[2] == 'P' && p[3] == '<' && strchr(p, '>')) {
+				p = strchr(p, '>') + 1;
+			} else {
+				snprintf(err, errlen, "group '(?%c' is not supported",
+					 p[2] ? p[2] : ' ');
+				goto fail;
+			}
+			put(&b, "(");
+			continue;
+		}
+		if (c == '{') {
+			q = quantifier_len(p);
+			if (!q) {
+				putc_lit(&b, '{');
+				p++;
+				continue;
+			}
+			if (p[1] == ',')
+				put(&b, "{0");
+			else
+				put(&b, "{");
+			for (size_t i = 1; i < q; i++) {
+				one[0] = p[i];
+				put(&b, one);
+			}
+			p += q;
+			/* Lazy or possessive: the same set of matches. */
+			if (*p == '?' || *p == '+')
+				p++;
+			continue;
+		}
+		if (c == '}') {
+			putc_lit(&b, '}');
+			p++;
+			continue;
+		}
+		put(&b, one);
+		p++;
+		if ((c == '*' || c == '+' || c == '?') && (*p == '?' || *p == '+'))
+			p++;
+	}
+	if (b.oom) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	*out = b.s;
+	return 0;
+fail:
+	free(b.s);
+	return -1;
+}
+
+int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
+			size_t n, char *err, size_t errlen)
+{
+	struct sbuf all = { 0 };
+	char why[200];
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	if (!n)
+		return 0;
+	put(&all, "^(");
+	for (size_t i = 0; i < n; i++) {
+		regex_t one;
+		char *t;
+
+		if (rp_regex_translate(pats[i], &t, why, sizeof(why))) {
+			snprintf(err, errlen, "exclude '%s': %s", pats[i], why);
+			free(all.s);
+			return -1;
+		}
+		/* Each alone too, so that an error names its pattern. */
+		rc = regcomp(&one, *t ? t : "()", REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			regerror(rc, &one, why, sizeof(why));
+			snprintf(err, errlen, "exclude '%s': %s", pats[i], why);
+			free(t);
+			free(all.s);
+			return -1;
+		}
+		regfree(&one);
+		put(&all, i ? ")|(" : "(");
+		put(&all, *t ? t : "()");
+		free(t);
+	}
+	put(&all, "))");
+	if (all.oom) {
+		snprintf(err, errlen, "out of memory");
+		free(all.s);
+		return -1;
+	}
+	rc = regcomp(&x->re, all.s, REG_EXTENDED | REG_NOSUB);
+	free(all.s);
+	if (rc) {
+		regerror(rc, &x->re, why, sizeof(why));
+		snprintf(err, errlen, "excludes: %s", why);
+		return -1;
+	}
+	x->set = true;
+	return 0;
+}
+
+bool rp_excludes_match(const struct rp_excludes *x, const char *path)
+{
+	return x->set && !regexec(&x->re, path, 0, NULL, 0);
+}
+
+void rp_excludes_free(struct rp_excludes *x)
+{
+	if (x->set)
+		regfree(&x->re);
+	x->set = false;
+}
