@@ -12,13 +12,20 @@ struct print_state {
 	unsigned long total, computed, errors;
 };
 
-/* Text: VALUE  PATH; errors went to standard error. */
+/* Text: VALUE  PATH; errors went to standard error.  With -0 the path's
+ * exact bytes and a NUL after each record, for xargs -0 and scripts. */
 static void ima_text(FILE *fp, const struct report_obj *o, void *arg)
 {
-	(void)arg;
+	const bool *nul = arg;
+
 	if (o->error)
 		return;
 	fprintf(fp, "%s  ", o->value);
+	if (*nul) {
+		fputs(o->path, fp);
+		fputc('\0', fp);
+		return;
+	}
 	fput_path(fp, o->path);
 	fputc('\n', fp);
 }
@@ -61,18 +68,27 @@ static int print_ima(const struct uevm_file *f, const char *path, int err,
 
 int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = { COMMON_LONG, { NULL, 0, NULL, 0 } };
+	static const struct option longopts[] = {
+		COMMON_LONG,
+		{ "null", no_argument, NULL, '0' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct common_opts o;
 	struct print_state s = { 0 };
 	struct uevm_ctx *ctx;
+	bool nul = false;
 	int c, ret;
 
 	common_opts_init(&o);
-	while ((c = getopt_long(argc, argv, COMMON_SHORT, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, COMMON_SHORT "0", longopts, NULL)) != -1) {
 		if (c == OPT_HELP)
 			return help_show(cmd->name);
+		if (c == '0') {
+			nul = true;
+			continue;
+		}
 		if (c != 'a' && c != OPT_JSON && c != OPT_NDJSON)
-			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT, longopts);
+			return opt_fail(cmd->name, c, argc, argv, COMMON_SHORT "0", longopts);
 		if (common_opt(&o, c, optarg) <= 0) {
 			usage(cmd, stderr);
 			return EXIT_USAGE;
@@ -84,12 +100,16 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 	}
 	if (report_check_opts("ima-hash", &o))
 		return EXIT_USAGE;
+	if (nul && (o.json || o.ndjson)) {
+		error_msg("ima-hash: -0 and --json/--ndjson exclude each other");
+		return EXIT_USAGE;
+	}
 	if (common_ctx(&o, false, &ctx))
 		return EXIT_USAGE;
 	s.ctx = ctx;
 	report_init(&s.report, "ima-hash", report_format_of(o.json, o.ndjson),
 		    REPORT_VERBOSE, (const char *const *)argv + optind,
-		    (size_t)(argc - optind), ima_text, NULL);
+		    (size_t)(argc - optind), ima_text, &nul);
 	o.walk.jobs = 1;
 	/* One file per PATH, taken as named: no -r, -P or -d here. */
 	o.walk.refuse_dir_roots = false;

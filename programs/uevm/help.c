@@ -72,7 +72,9 @@ static const struct help_opt hmac_opts[] = {
 };
 
 static const struct help_opt ima_hash_opts[] = {
-	ALGO_ROW, JSON_ROWS, HELP_ROW, END_ROW,
+	ALGO_ROW, JSON_ROWS,
+	{ '0', "null", NULL, "end each \"VALUE  PATH\" with a NUL, the path's bytes unescaped" },
+	HELP_ROW, END_ROW,
 };
 
 static const struct help_opt clear_opts[] = {
@@ -89,7 +91,7 @@ static const struct help_opt sign_opts[] = {
 	{ 0, "imasig", NULL, "write an IMA signature in security.ima (the default)" },
 	{ 0, "evm", NULL, "write an EVM signature in security.evm" },
 	{ 0, "portable", NULL, "a portable EVM signature (implies --evm)" },
-	{ 0, "sigv3", NULL, "signature format version 3 (default 2)" },
+	{ 0, "sigv3", NULL, "signature format version 3 (default 2); Keylime checks version 2 only" },
 	{ 0, "keyid", "HEX", "the 32-bit key identifier to write in signatures" },
 	{ 0, "keyid-from-cert", "CERT", "take the key identifier from this certificate" },
 	{ 0, "allow-weak-keys", NULL, "accept RSA under 2048 bits, P-192 and SM2 keys, with a warning" },

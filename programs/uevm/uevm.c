@@ -18,7 +18,7 @@ static const struct command commands[] = {
 	{ "hmac", cmd_hmac, "print the security.evm value a file would get",
 	  "[--json|--ndjson] [--uuid UUID|none] [--m32] --hmac-key KEY FILE..." },
 	{ "ima-hash", cmd_ima_hash, "print the security.ima value a file would get",
-	  "[--json|--ndjson] [-a ALGO] FILE..." },
+	  "[--json|--ndjson|-0] [-a ALGO] FILE..." },
 	{ "sign", cmd_sign, "write IMA/EVM signatures (no HMAC key needed)",
 	  "[-r|-d] [-P] [--root DIR] [--exclude GLOB]... [--exclude-from FILE] [-x] [-j N] [-v|-q] [--json|--ndjson] [--imasig] [--evm] [--portable] [--sigv3] -k KEY [--pass-file FILE] [--keyid-from-cert CERT|--keyid HEX] [-a ALGO] [--uuid UUID|none] [--allow-weak-keys] PATH..." },
 	{ "evmctl", cmd_evmctl, "evmctl-compatible command line (see uevm-evmctl(1))",
