@@ -739,8 +739,10 @@ static int parse_opts(struct create *c, struct common_opts *o, int argc,
 				return EXIT_USAGE;
 			break;
 		default:
-			return opt_fail(c->name, ch, argc, argv, CREATE_SHORT,
-					create_longopts);
+			/* -h shows the help: then stop with status 0. */
+			ch = opt_fail(c->name, ch, argc, argv, CREATE_SHORT,
+				      create_longopts);
+			return ch ? ch : -1;
 		}
 	}
 	if (c->prefix && c->nmaps) {

@@ -78,6 +78,7 @@ declare -A SRC=(
 	[key]=uevm/cmd_key.c [policy]=uevm/cmd_policy.c [policy load]=uevm/cmd_uevmd.c
 	[measurements]=uevm/cmd_measurements.c [measurements daemon]=uevm/cmd_uevmd.c
 	[status]=uevm/cmd_uevmd.c [enable]=uevm/cmd_uevmd.c [mount]=uevmfs/main.c
+	[runtime-policy create]=uevm/rp_create.c [runtime-policy check]=uevm/rp_check.c
 )
 # long_opts FILE: "name has_arg" for every struct option entry, macros
 # (COMMON_LONG, SIG_VERIFY_LONG) and no_argument (0) expanded by the
@@ -181,7 +182,7 @@ refused "hmac -r" "^uevm hmac: -r is not an option of 'hmac' \(it is one of: lab
 	hmac -r --hmac-key K x
 refused "ima-hash --uuid" "^uevm ima-hash: --uuid is not an option of 'ima-hash' \(it is one of: label, " \
 	ima-hash --uuid none x
-refused "status --cert" "^uevm status: --cert is not an option of 'status' \(it is one of: verify, diff\)" \
+refused "status --cert" "^uevm status: --cert is not an option of 'status' \(it is one of: verify, (runtime-policy create, )?diff\)" \
 	status --cert c
 refused "key load --size" "^uevm key load: --size is not an option of 'key load' \(it is one of: key generate\)" \
 	key load --size 3 x
