@@ -47,6 +47,9 @@ $(FUZZ_B)/bios_log: programs/evmctl/evmctl_eventlog.c programs/evmctl/evmctl.h f
 $(FUZZ_B)/uevmd_control: programs/uevmd/control_parse.c programs/uevmd/uevmd.h
 $(FUZZ_B)/uevmd_conf: programs/uevmd/config.c programs/uevmd/uevmd.h
 $(FUZZ_B)/manifest: programs/uevm/manifest.c programs/uevm/manifest.h
+$(FUZZ_B)/runtime_policy: programs/uevm/rp_json.c programs/uevm/rp_policy.c \
+	programs/uevm/rp_regex.c programs/uevm/prog_util.c programs/uevm/report.c \
+	programs/uevm/rp_json.h programs/uevm/rp_policy.h programs/uevm/rp_regex.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Seeds for the targets that feed parsers of the front-ends (pcr_file,
-# bios_log, uevmd_control, uevmd_conf, securityfs_write), called by
+# bios_log, uevmd_control, uevmd_conf, securityfs_write, runtime_policy), called by
 # fuzz/gen-corpus.sh.  PCR files come from a software TPM (swtpm) read by
 # tpm2_pcrread, in its own form and in the "PCR-NN: HEX" form that evmctl
 # reads; the TPM 1.2 BIOS log is built here (no tool writes one without a
@@ -138,3 +138,53 @@ printf 'measure func=BPRM_CHECK mask=MAY_EXEC\nappraise fowner=0 appraise_type=i
   printf '\xff'; printf 'mask=MAY_READ uid=0\n'; } | sfs 6 policy-split-writes
 printf 'appraise func=BPRM_CHECK appraise_type=imasig|modsig\n' | sfs 38 policy-release
 printf 'measure bogus=1\n' | sfs 6 policy-bad-rule
+
+# ---- runtime_policy: Keylime runtime policies (uevm runtime-policy create) ----
+seed runtime_policy edge.json <<'POLICY'
+{"digests":{"/a":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],"/a":["bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"]},"excludes":[],"keyrings":{".ima":["cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"]},"ima":{"ignored_keyrings":["*"],"log_hash_alg":"sha256","dm_policy":null},"ima-buf":{"x":["dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"]},"meta":{"version":1,"generator":2},"release":0,"verification-keys":"\"{\\\"keyids\\\": [], \\\"pubkeys\\\": []}\"","x\u00e9\ud83d\ude00":[1.5e3,-0,true,false]}POLICY
+seed runtime_policy excludes.json <<'POLICY'
+{
+  "digests": {
+    "/usr/bin/a": ["5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"],
+    "boot_aggregate": ["0000000000000000000000000000000000000000"]
+  },
+  "excludes": ["/tmp/.*", "[a-z]{2,}?x", "\\d+\\.(?:log|txt)$"],
+  "ima": {"dm_policy": null, "ignored_keyrings": [".evm"], "log_hash_alg": "sha1"},
+  "ima-buf": {},
+  "keyrings": {},
+  "meta": {"generator": 3, "timestamp": "2026-12-06 02:14:29", "version": 1},
+  "release": 0,
+  "verification-keys": ""
+}
+POLICY
+seed runtime_policy from_list.json <<'POLICY'
+{
+  "digests": {
+    "/usr/bin/a": ["5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"],
+    "/usr/sp_ace/b": ["e258d248fda94c63753607f7c4494ee0fcbe92f1a76bfdac795c9d84101eb317"],
+    "boot_aggregate": ["0000000000000000000000000000000000000000000000000000000000000000"]
+  },
+  "excludes": [],
+  "ima": {"dm_policy": null, "ignored_keyrings": [], "log_hash_alg": "sha1"},
+  "ima-buf": {},
+  "keyrings": {},
+  "meta": {"generator": 3, "version": 1},
+  "release": 0,
+  "verification-keys": ""
+}
+POLICY
+seed runtime_policy signed.json <<'POLICY'
+{
+  "digests": {
+    "/usr/bin/a": ["5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"],
+    "/usr/sp_ace/b": ["e258d248fda94c63753607f7c4494ee0fcbe92f1a76bfdac795c9d84101eb317"]
+  },
+  "excludes": [],
+  "ima": {"dm_policy": null, "ignored_keyrings": [], "log_hash_alg": "sha1"},
+  "ima-buf": {},
+  "keyrings": {},
+  "meta": {"generator": 3, "version": 1},
+  "release": 0,
+  "verification-keys": "{\"keyids\": [1056258782], \"pubkeys\": [\"MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAvPBLegp990HAvjsu9a72XnTN/NYDVM/6Jd7/yBHam1yoaQBDs69b5pFPp+MO1hBkbE9mpkV53eRErZo7o1reNaEENGRBpp55LXLfV+wwFQXquCKVG0LEK31FdXQ0TvVmQESQFWQK5U62XYjaJXCRGpVNYXoZ7XUqO+/2/bwpiyFGdQgN1xwy39ZhABLl5lSh1SZv6HeDvd6e4t363Ah/LbjspvTtzGLLDltaTl8srWHOZ+mdNNwp6z1Imx9Sz2cKUhvrnoZnYc+lQjYcfjlEpPkNM+VYJC2dBkqytY6XUIDYWVStBtWLibs4v3jzKSWhgpNj/TKRrjCsLOYK530GlQIDAQAB\"]}"
+}
+POLICY
