@@ -433,7 +433,8 @@ static void put_map(FILE *fp, const char *key, struct pairs *ps, bool last)
 {
 	size_t i = 0;
 
-	qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pair);
+	if (ps->n)
+		qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pair);
 	fprintf(fp, "  \"%s\": {", key);
 	while (i < ps->n) {
 		const char *name = ps->p[i].name;
@@ -462,7 +463,8 @@ static int cmp_str(const void *a, const void *b)
 
 static void put_strings(FILE *fp, const char **s, size_t n)
 {
-	qsort(s, n, sizeof(*s), cmp_str);
+	if (n)
+		qsort(s, n, sizeof(*s), cmp_str);
 	fputc('[', fp);
 	for (size_t i = 0; i < n; i++) {
 		if (i && !strcmp(s[i], s[i - 1]))
