@@ -465,8 +465,14 @@ int rp_keyring_add_json(struct rp_keyring *kr, const char *s, char *err,
 			     "not a base64 DER RSA or EC public key", i);
 			goto out;
 		}
-		/* keyids[i] names pubkeys[i]; 0 or none: computed. */
-		if (i < ids->n && !ids->items[i]->int_overflow)
+		/* keyids[i] names pubkeys[i]; 0 or none: computed.  One
+		 * beyond 32 bits names no signature's key: left out. */
+		if (i < ids->n && (ids->items[i]->int_overflow ||
+				   ids->items[i]->i < 0 || ids->items[i]->i > UINT32_MAX)) {
+			EVP_PKEY_free(pkey);
+			continue;
+		}
+		if (i < ids->n)
 			keyid = (uint32_t)ids->items[i]->i;
 		if (!keyid && keyid_of_pkey(pkey, &keyid))
 			keyid = 0;

@@ -184,6 +184,9 @@ expect_eq "--prefix: each PATH operand at PREFIX (a file by its name)" \
 expect_eq "--skip: not walked, not in excludes; a relative PATH made absolute" \
 	"$S/bin/prog $S/etc/conf $S/etc/with_space []" \
 	"$(field "$T/p6.json" '" ".join(sorted(p["digests"])) + " " + str(p["excludes"])')"
+"$UEVM" runtime-policy create --root "$S" /etc / >"$T/p6r.json"
+expect_eq "--root: names as seen from inside the root" "/bin/prog /etc/conf /etc/with_space /lib/libx.so /log/app.log" \
+	"$(field "$T/p6r.json" '" ".join(sorted(p["digests"]))')"
 SOURCE_DATE_EPOCH=86400 "$UEVM" runtime-policy create --timestamp --release 7 "$S" >"$T/p7.json"
 expect_eq "--timestamp (SOURCE_DATE_EPOCH) and --release" "1970-01-02 00:00:00 7" \
 	"$(field "$T/p7.json" 'p["meta"]["timestamp"] + " " + str(p["release"])')"
