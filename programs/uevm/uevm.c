@@ -54,7 +54,7 @@ void commands_list(FILE *fp)
 	fprintf(fp, "Usage: %s COMMAND [OPTION...] [ARG...]\n\nCommands:\n",
 		prog_name);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(fp, "  %-14s %s\n", commands[i].name, commands[i].summary);
 	fprintf(fp, "\n'%s COMMAND --help' (or -h, or '%s help COMMAND') shows a "
 		"command's options;\n'%s --version' (-V) its version; man uevm has "
 		"the details.\n", prog_name, prog_name, prog_name);
