@@ -59,3 +59,26 @@ pcr_file() {	# bank out
 tpm_extend() {	# pcr text: extend PCR in both banks with digests of TEXT
 	tpm2_pcrextend -T "$TCTI" "$1:sha1=$(printf '%s' "$2" | sha1sum | cut -c1-40),sha256=$(printf '%s' "$2" | sha256sum | cut -c1-64)"
 }
+
+tpm_extend_banks() {	# pcr text: as tpm_extend, in the sha1, sha256, sha384 and sha512 banks
+	local b spec=
+	for b in sha1 sha256 sha384 sha512; do
+		spec="$spec${spec:+,}$b=$(printf '%s' "$2" | openssl dgst -"$b" -r | cut -d' ' -f1)"
+	done
+	tpm2_pcrextend -T "$TCTI" "$1:$spec"
+}
+
+# boot_aggregate_of BANK: the kernel's boot_aggregate from this TPM's PCRs
+# (tpm2_pcrread), computed here: BANK's hash over PCRs 0-7 for sha1, 0-9
+# for the other banks; lower-case hex.
+boot_aggregate_of() {
+	tpm2_pcrread -T "$TCTI" "$1:0,1,2,3,4,5,6,7,8,9" | python3 -c '
+import hashlib, re, sys
+bank, pcrs = sys.argv[1], {}
+for line in sys.stdin:
+    m = re.match(r"\s*(\d+)\s*:\s*0x([0-9A-Fa-f]+)\s*$", line)
+    if m:
+        pcrs[int(m.group(1))] = bytes.fromhex(m.group(2))
+last = 8 if bank == "sha1" else 10
+print(hashlib.new(bank, b"".join(pcrs[i] for i in range(last))).hexdigest())' "$1"
+}

@@ -306,6 +306,10 @@ int ima_ml_add_buffer(struct ima_measurements *ml, const char *eventname,
 size_t ima_ml_count(const struct ima_measurements *ml);
 unsigned long ima_ml_violations(const struct ima_measurements *ml);
 bool ima_ml_has_tpm(const struct ima_measurements *ml);
+/* The PCR an add with PCR -1 extends (ima_ml_config.pcr). */
+int ima_ml_default_pcr(const struct ima_measurements *ml);
+/* The list's file, or NULL when it is kept in memory. */
+const char *ima_ml_path(const struct ima_measurements *ml);
 
 /* Call FN for each entry in list order, entries added meanwhile excluded;
  * stops at (and returns) the first non-zero return. */

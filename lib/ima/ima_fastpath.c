@@ -84,6 +84,7 @@ static enum may rule_may_match(const struct ima_rule_entry *r,
 struct wanted {
 	int action;		/* IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT */
 	uint64_t pcrs;		/* PCRs a measure rule could name */
+	int default_pcr;	/* the list's, for rules without pcr= */
 	unsigned int flags;	/* IMA_DIGSIG_REQUIRED, ... of appraise rules */
 };
 
@@ -110,7 +111,7 @@ static void possible_actions(const struct ima_policy *p,
 			w->action |= r->action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT);
 			if (r->action & IMA_MEASURE)
 				w->pcrs |= 1ULL << ((r->flags & IMA_PCR) ? r->pcr
-									 : IMA_ML_DEFAULT_PCR);
+									 : w->default_pcr);
 			if (r->action & IMA_APPRAISE)
 				w->flags |= r->flags & IMA_NONACTION_FLAGS;
 		}
@@ -189,7 +190,7 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 		if (!(funcs & (1U << func)))
 			continue;
 		for (size_t i = 0; ok && i < n; i++) {
-			struct wanted w = { 0 };
+			struct wanted w = { .default_pcr = ima_store_default_pcr(s) };
 
 			possible_actions(p, &ff, (enum ima_hooks)func, masks[i], &w);
 			ok = all_done(iint, (enum ima_hooks)func, &w);

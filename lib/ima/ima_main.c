@@ -243,7 +243,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		ima_tomtou_check(s, ev, res.template_name);
 	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)))
 		return 0;
-	pcr = res.pcr >= 0 ? res.pcr : 10;
+	/* The PCR the list resolves -1 to: the measured-PCR bit must name it. */
+	pcr = res.pcr >= 0 ? res.pcr : ima_store_default_pcr(s);
 
 	iint = integrity_inode_get(s, f);
 	if (!iint)

@@ -316,6 +316,16 @@ UEVM_EXPORT bool ima_ml_has_tpm(const struct ima_measurements *ml)
 	return ml->tpm != NULL;
 }
 
+UEVM_EXPORT int ima_ml_default_pcr(const struct ima_measurements *ml)
+{
+	return ml->cfg.pcr;
+}
+
+UEVM_EXPORT const char *ima_ml_path(const struct ima_measurements *ml)
+{
+	return ml->path;
+}
+
 UEVM_EXPORT enum ima_ml_open_state ima_ml_open_state(const struct ima_measurements *ml)
 {
 	return ml->state;
@@ -581,20 +591,37 @@ static int tpm_matches(struct ima_measurements *ml, size_t n,
 	return 1;
 }
 
-/* Move a stale file aside and start a new one. */
+#define PREV_KEEP	3	/* FILE.prev, FILE.prev.1, FILE.prev.2 */
+
+/* Name of the Ith previous list: FILE.prev, then FILE.prev.I. */
+static char *prev_name(const char *path, int i)
+{
+	char *s;
+
+	if ((i ? asprintf(&s, "%s.prev.%d", path, i)
+	       : asprintf(&s, "%s.prev", path)) < 0)
+		return NULL;
+	return s;
+}
+
+/* Move the list of a previous boot aside, as FILE.prev (older ones shift
+ * to FILE.prev.1 ..., the oldest beyond PREV_KEEP goes), and start anew. */
 static int rotate_file(struct ima_measurements *ml)
 {
-	size_t len = strlen(ml->path) + sizeof(".prev");
-	char *prev = malloc(len);
+	char *from = NULL, *to = NULL;
 	int ret = 0;
 
-	if (!prev)
-		return uevm_err(ENOMEM, "out of memory");
-	snprintf(prev, len, "%s.prev", ml->path);
-	if (rename(ml->path, prev))
-		ret = uevm_err(errno, "%s: cannot move to %s: %s", ml->path, prev,
-			       strerror(errno));
-	free(prev);
+	for (int i = PREV_KEEP - 1; i >= 0 && !ret; i--) {
+		from = i ? prev_name(ml->path, i - 1) : strdup(ml->path);
+		to = prev_name(ml->path, i);
+		if (!from || !to)
+			ret = uevm_err(ENOMEM, "out of memory");
+		else if (rename(from, to) && (errno != ENOENT || !i))
+			ret = uevm_err(errno, "%s: cannot move to %s: %s", from, to,
+				       strerror(errno));
+		free(from);
+		free(to);
+	}
 	if (ret)
 		return ret;
 	close(ml->fd);
@@ -629,25 +656,37 @@ static int reconcile_tpm(struct ima_measurements *ml, size_t keep, size_t last,
 	ret = tpm_matches(ml, n - 1, why0, sizeof(why0));
 	if (ret < 0)
 		return ret;
-	if (ret) {
+	/* A one-entry list without it is the reset state: a reboot as much
+	 * as an add cut short, rotated below when that is asked for. */
+	if (ret && (n > 1 || !ml->cfg.rotate_stale)) {
 		*proven = last;
 		return 0;
 	}
-	if (ml->cfg.rotate_stale) {
-		ret = tpm_matches(ml, 0, why0, sizeof(why0));
-		if (ret < 0)
+	/* All its PCRs back in their reset state: only a TPM reset (a
+	 * reboot) does that, and a list of a previous boot can never be
+	 * verified again.  Anything else is a changed list or another
+	 * writer: never rotated. */
+	ret = tpm_matches(ml, 0, why0, sizeof(why0));
+	if (ret < 0)
+		return ret;
+	if (ret && ml->cfg.rotate_stale) {
+		ret = rotate_file(ml);
+		if (ret)
 			return ret;
-		if (ret) {
-			ret = rotate_file(ml);
-			if (ret)
-				return ret;
-			ml->state = IMA_ML_ROTATED;
-			return add_boot_aggregate(ml);
-		}
+		ml->state = IMA_ML_ROTATED;
+		snprintf(ml->warning, sizeof(ml->warning),
+			 "%s: the TPM was reset (the PCRs the list extends are "
+			 "in their reset state: a reboot); the list of the "
+			 "previous boot (%zu entries) was moved to %s.prev and "
+			 "a new list started", ml->path, n, ml->path);
+		return add_boot_aggregate(ml);
 	}
 	return uevm_err(EBADMSG, "%s does not describe the TPM: %s differs from "
-			"the list's replay (the TPM was reset or the list was "
-			"changed)", ml->path, why);
+			"the list's replay (%s)", ml->path, why,
+			ret ? "the TPM was reset: the list is of a previous "
+			      "boot; rotating stale lists would move it aside"
+			    : "and is not in its reset state: the list was "
+			      "changed, or another writer extended the PCR");
 }
 
 /* The name an entry records ('n-ng' or 'n'), for its violation. */

@@ -33,6 +33,23 @@ int ima_store_measurement(struct integrity_sys *s, const struct integrity_event 
 	return 0;	/* added, or already listed */
 }
 
+/* A list that replaced the one of a previous boot (the TPM was reset)
+ * leaves an audit record naming it, whichever front-end opened it. */
+void ima_store_audit_open(struct integrity_sys *s, struct ima_measurements *ml)
+{
+	if (ml && ima_ml_open_state(ml) == IMA_ML_ROTATED)
+		integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, NULL, ima_ml_path(ml),
+				    NULL, "measurement_list", "tpm-reset-rotated",
+				    0, false);
+}
+
+int ima_store_default_pcr(struct integrity_sys *s)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(s);
+
+	return ml ? ima_ml_default_pcr(ml) : IMA_ML_DEFAULT_PCR;
+}
+
 /* The kernel's ima_add_violation: an entry without a digest (its PCR can
  * no longer be trusted to describe the file) and an audit record. */
 void ima_store_violation(struct integrity_sys *s, const struct integrity_event *ev,

@@ -51,6 +51,11 @@ struct ima_digest;
 int ima_store_measurement(struct integrity_sys *s, const struct integrity_event *ev,
 			  const struct ima_digest *dig, const uint8_t *xattr,
 			  size_t xattr_len, const char *template_name, int pcr);
+/* Audit how a list was opened, when that needs a record (rotated). */
+void ima_store_audit_open(struct integrity_sys *s, struct ima_measurements *ml);
+/* The PCR a measure rule without pcr= extends: the list's own (its
+ * configured PCR), or 10 when the system keeps no list. */
+int ima_store_default_pcr(struct integrity_sys *s);
 /* A violation entry (no digest) with CAUSE "open_writers" or "ToMToU". */
 void ima_store_violation(struct integrity_sys *s, const struct integrity_event *ev,
 			 const char *template_name, const char *cause);

@@ -109,6 +109,7 @@ UEVM_EXPORT void integrity_sys_set_measurements(struct integrity_sys *s,
 						struct ima_measurements *ml)
 {
 	atomic_store(&s->ml, ml);
+	ima_store_audit_open(s, ml);
 }
 
 UEVM_EXPORT struct ima_measurements *

@@ -20,6 +20,7 @@ void uevmd_config_defaults(struct uevmd_config *c)
 	c->evm_init = true;
 	c->pcr = IMA_ML_DEFAULT_PCR;
 	c->ml_sync = true;
+	c->ml_rotate_stale = true;	/* a reboot must not stop the list */
 	c->audit_syslog = true;
 	c->fanotify_audit = FAN_AUDIT_DENY;
 	c->deadline_ms = 5000;

@@ -44,7 +44,7 @@ struct opts {
 	char *source, *mountpoint;
 	char *key, *policy, *mode, *ml, *securityfs, *audit_log, *syslog_socket;
 	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs;
-	int pcr;
+	int pcr, rotate_stale;
 	int nosyslog, noauditd, integrity_audit, m32;
 	double timeout, write_idle;
 	int fastopen;
@@ -61,6 +61,8 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("syslog_socket=%s", syslog_socket), OPT("nosyslog", nosyslog),
 	OPT("noauditd", noauditd), OPT("integrity_audit", integrity_audit),
 	OPT("tcti=%s", tcti), OPT("pcr=%d", pcr), OPT("template=%s", template_name),
+	{ "rotate_stale", offsetof(struct opts, rotate_stale), 1 },
+	{ "norotate_stale", offsetof(struct opts, rotate_stale), 0 },
 	OPT("hash=%s", hash), OPT("uuid=%s", uuid), OPT("m32", m32),
 	OPT("evm=%s", evm), OPT("evm_xattrs=%s", evm_xattrs),
 	OPT("timeout=%lf", timeout), OPT("readahead=%u", readahead_kb),
@@ -89,7 +91,11 @@ static void usage(FILE *fp)
 "                      (tcb, appraise_tcb, ...), 'default' or 'none'\n"
 "  ml=PATH             measurement list file ('memory': not kept; 'none': no\n"
 "                      measurements); default " DEFAULT_ML_DIR "/<mountpoint>.ml\n"
-"  tcti=TCTI pcr=N template=NAME   the list's TPM, PCR and template\n"
+"  tcti=TCTI pcr=N template=NAME   the list's TPM, PCR and template; a TCTI's\n"
+"                      own commas before host=, port=, bus_name=, bus_type=\n"
+"                      need no escape (tcti=swtpm:host=H,port=P); others: \\,\n"
+"  norotate_stale      refuse a list of a previous boot (the TPM was reset)\n"
+"                      instead of moving it to FILE.prev and starting anew\n"
 "  securityfs=DIR      control tree (default " DEFAULT_SECURITYFS ", 'none')\n"
 "  evm=BITS            written to evm at start (default 1 with a key, else 0)\n"
 "  audit_log=FILE      also append audit records to FILE\n"
@@ -356,6 +362,7 @@ static int open_ml(const struct opts *o, struct ima_measurements **out)
 		c.template_name = o->template_name;
 	if (o->tcti)
 		c.tcti = o->tcti;
+	c.rotate_stale = o->rotate_stale;
 	c.evm_ctx = integrity_sys_ctx(ufs.sys);	/* its key MACs the list */
 	ret = ima_ml_open(&c, out);
 	if (ret)
@@ -616,6 +623,100 @@ static void raise_fd_limit(void)
 	}
 }
 
+/*
+ * A TCTI configuration holds commas ("swtpm:host=H,port=P"), and libfuse
+ * splits -o at every comma not escaped as "\,".  The items TCTIs take
+ * (host=, port=, bus_name=, bus_type=: no uevmfs or FUSE option has those
+ * names) right after tcti= continue it: escaped here, before libfuse
+ * parses.  NULL when OPTS needs no change.
+ */
+static char *join_tcti_items(const char *opts)
+{
+	static const char *const keys[] = { "host=", "port=", "bus_name=",
+					     "bus_type=" };
+	char *out = malloc(2 * strlen(opts) + 1), *d = out;
+	const char *item = opts;
+	bool in_tcti = false, changed = false;
+
+	if (!out)
+		return NULL;
+	for (;;) {
+		const char *end = item;
+		bool cont = false;
+
+		while (*end && *end != ',')
+			end += end[0] == '\\' && end[1] ? 2 : 1;
+		for (size_t k = 0; in_tcti && k < sizeof(keys) / sizeof(keys[0]); k++)
+			cont |= !strncmp(item, keys[k], strlen(keys[k]));
+		if (cont) {
+			*d++ = '\\';
+			changed = true;
+		}
+		if (item != opts)
+			*d++ = ',';
+		memcpy(d, item, (size_t)(end - item));
+		d += end - item;
+		in_tcti = cont || !strncmp(item, "tcti=", 5);
+		if (!*end)
+			break;
+		item = end + 1;
+	}
+	*d = '\0';
+	if (!changed) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ARGV with the -o values join_tcti_items changes replaced; *OWNED gets
+ * the new strings (NULL-terminated), freed with free_joined. */
+static char **join_tcti_args(int argc, char **argv, char ***owned)
+{
+	char **nargv = calloc((size_t)argc + 1, sizeof(*nargv));
+	int n = 0;
+
+	*owned = calloc((size_t)argc + 1, sizeof(**owned));
+	if (!nargv || !*owned) {
+		free(nargv);
+		free(*owned);
+		*owned = NULL;
+		return NULL;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *val = NULL;
+		char *j;
+
+		nargv[i] = argv[i];
+		if (i > 0 && !strcmp(argv[i - 1], "-o"))
+			val = argv[i];
+		else if (!strncmp(argv[i], "-o", 2) && argv[i][2])
+			val = argv[i] + 2;
+		if (!val || !(j = join_tcti_items(val)))
+			continue;
+		if (val != argv[i]) {
+			char *k;
+
+			if (asprintf(&k, "-o%s", j) < 0)
+				k = NULL;
+			free(j);
+			j = k;
+			if (!j)
+				continue;
+		}
+		nargv[i] = (*owned)[n++] = j;
+	}
+	return nargv;
+}
+
+static void free_joined(char **nargv, char **owned)
+{
+	for (size_t i = 0; owned && owned[i]; i++)
+		free(owned[i]);
+	free(owned);
+	free(nargv);
+}
+
 /* Options, SOURCE and MOUNTPOINT: -1 to go on, else the exit status. */
 static int parse_args(struct fuse_args *args, struct opts *o)
 {
@@ -668,8 +769,9 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct opts o = { .pcr = -1, .timeout = 1.0, .readahead_kb = 512,
+	char **owned, **nargv = join_tcti_args(argc, argv, &owned);
+	struct fuse_args args = FUSE_ARGS_INIT(argc, nargv ? nargv : argv);
+	struct opts o = { .pcr = -1, .rotate_stale = 1, .timeout = 1.0, .readahead_kb = 512,
 			  .max_threads = 16, .write_idle = 0.5 };
 	struct ima_policy *policy = NULL;
 	struct ima_measurements *ml = NULL;
@@ -681,6 +783,7 @@ int main(int argc, char **argv)
 	umask(0);	/* modes arrive already masked by the caller's umask */
 
 	ret = parse_args(&args, &o);
+	free_joined(nargv, owned);	/* libfuse keeps copies */
 	if (ret >= 0)
 		goto done;
 	ret = 1;
