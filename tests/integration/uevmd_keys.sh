@@ -39,6 +39,12 @@ write_conf "cert = $T/sig/rsa2048.der" "measurement_list = $L"
 start_uevmd || { fail "uevmd starts with a certificate"; exit 1; }
 cat "$MNT/f" >/dev/null
 expect_eq "without a KEY_CHECK rule no key is measured" "" "$(ima_buf_lines)"
+# A reload that brings the rule measures the keys then.
+keys_policy "measure func=KEY_CHECK keyrings=.ima"
+kill -HUP "$UEVMD_PID"
+check "  a reload brings a KEY_CHECK rule" log_has "reloaded $CONF"
+expect_eq "  and the certificate is measured then, after the file" \
+	"$MNT/f .ima" "$(ascii_list | awk '$5 != "boot_aggregate" { print $5 }' | tr '\n' ' ' | sed 's/ $//')"
 stop_uevmd
 rm -f "$L" "$L.mac"
 
