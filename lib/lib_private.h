@@ -117,6 +117,8 @@ int xattr_check_support(const struct uevm_file *f);
  * Returns how many were fed; *ima_present says if security.ima was. */
 struct uevm_certset;
 void uevm_certset_free(struct uevm_certset *set);
+/* The Ith certificate of SET in DER (to free()); returns its length. */
+int sig_certset_der(const struct uevm_certset *set, size_t i, uint8_t **out);
 typedef int (*evm_update_fn)(void *arg, const void *data, size_t len);
 int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const char *req_name, const uint8_t *req_value,

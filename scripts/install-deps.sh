@@ -7,6 +7,8 @@ set -eu
 # One package a line; a comment says what needs it.
 # dpkg-dev, debhelper, fakeroot, lintian: make deb (debian/) and
 # tests/integration/deb_package.sh.
+# python3-cryptography, xxd: tests/integration/uevmd_keys.sh (the key
+# entries of the list read as Keylime reads them).
 PACKAGES="
 build-essential
 pkg-config
@@ -55,6 +57,8 @@ stress-ng
 logrotate
 zsh
 systemd
+python3-cryptography
+xxd
 "
 
 missing=""

@@ -211,6 +211,13 @@ const struct ima_policy *integrity_sys_policy(const struct integrity_sys *s);
 void integrity_sys_set_measurements(struct integrity_sys *s,
 				    struct ima_measurements *ml);
 struct ima_measurements *integrity_sys_measurements(const struct integrity_sys *s);
+/* Measure the context's certificates as keys of the .ima keyring, as the
+ * kernel does for func=KEY_CHECK: only when the policy has a matching
+ * measure rule, one ima-buf entry per certificate (its DER).  Call once
+ * the policy and the list are set.  Returns the number of entries added
+ * (0 without a rule, or when all were listed already) or a negative
+ * errno (-EIO: listed, but the TPM extend failed). */
+int ima_measure_keys(struct integrity_sys *s);
 /* The securityfs `evm` value: writable once (by CAP_SYS_ADMIN). */
 int integrity_sys_evm_write(struct integrity_sys *s,
 			    const struct integrity_cred *cred, uint32_t bits);

@@ -167,6 +167,32 @@ UEVM_EXPORT int uevm_certset_add_file(struct uevm_certset *set,
 	return ret;
 }
 
+/* The Ith certificate in DER, as the kernel's keyring holds it (the
+ * payload of its key): *OUT to free().  Returns the length. */
+int sig_certset_der(const struct uevm_certset *set, size_t i, uint8_t **out)
+{
+	unsigned char *p;
+	int len;
+
+	*out = NULL;
+	if (!set || i >= set->n)
+		return -ENOENT;
+	len = i2d_X509(set->v[i].x509, NULL);
+	if (len <= 0)
+		return uevm_err(EINVAL, "certificate %zu: no DER form: %s", i,
+				sig_ossl_reason());
+	*out = malloc((size_t)len);
+	if (!*out)
+		return uevm_err(ENOMEM, "out of memory");
+	p = *out;
+	if (i2d_X509(set->v[i].x509, &p) != len) {
+		free(*out);
+		*out = NULL;
+		return uevm_err(EINVAL, "certificate %zu: no DER form", i);
+	}
+	return len;
+}
+
 EVP_PKEY *sig_certset_find(const struct uevm_certset *set, uint32_t keyid,
 			   size_t nth)
 {

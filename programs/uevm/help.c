@@ -108,6 +108,7 @@ static const struct help_opt mount_opts[] = {
 	{ 'o', NULL, "pcr=N", "the list's PCR (default 10)" },
 	{ 'o', NULL, "norotate_stale", "refuse a list of a previous boot (TPM reset) instead of moving it to .prev" },
 	{ 'o', NULL, "template=NAME", "the list's template (default ima-ng)" },
+	{ 'o', NULL, "measure_path=WHICH", "paths in measurements and audit: mount (as opened; default) or source" },
 	{ 'o', NULL, "securityfs=DIR", "the control tree (evm, ima/policy, lists), or 'none'" },
 	{ 'o', NULL, "evm=BITS", "written to evm at start (default 1 with a key, else 0)" },
 	{ 'o', NULL, "audit_log=FILE", "also append audit records to FILE" },

@@ -156,6 +156,7 @@ void uevmd_policy_install(struct ima_policy *np, char *src)
 	D->policy_source = src;
 	integrity_sys_set_policy(D->sys, np);
 	pthread_mutex_unlock(&D->policy_lock);
+	uevmd_measure_keys();
 	/* Workers that started with the old rules finish first; then the
 	 * ignore marks placed under them go (the new rules may want more). */
 	tree_check_policy();

@@ -304,6 +304,23 @@ static int setup_measurements(void)
 	return 0;
 }
 
+/* The certificates as keys of the .ima keyring, when the policy has a
+ * "measure func=KEY_CHECK" rule (at start and at each new policy). */
+void uevmd_measure_keys(void)
+{
+	int ret;
+
+	if (!D->ml)
+		return;
+	ret = ima_measure_keys(D->sys);
+	if (ret > 0)
+		ulog(LOG_NOTICE, "measured %d certificate%s as keys of the .ima keyring",
+		     ret, ret == 1 ? "" : "s");
+	else if (ret < 0)
+		ulog(LOG_ERR, "measuring the certificates (KEY_CHECK): %s",
+		     uevm_last_error());
+}
+
 /* Open the watched paths (marks come later): fds for open_by_handle_at. */
 static int open_watch(const char *path, bool filesystem)
 {
@@ -546,6 +563,7 @@ int main(int argc, char **argv)
 		goto fail;
 	if ((ret = setup_integrity(log_audit_sink)) || (ret = setup_measurements()))
 		goto fail;
+	uevmd_measure_keys();
 	if ((ret = tree_start()) || (ret = control_start()))
 		goto fail;
 	if (D->cfg.label_updates && (ret = notify_start()))

@@ -345,6 +345,8 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 			 char *err, size_t errlen);
 /* Make NP (from SRC, both now owned) the policy; retire the old one. */
 void uevmd_policy_install(struct ima_policy *np, char *src);
+/* Measure the certificates for a "measure func=KEY_CHECK" rule (main.c). */
+void uevmd_measure_keys(void);
 /* Keep a replaced policy until exit (other threads may still read it). */
 void uevmd_policy_retire(struct ima_policy *p);
 /* Make sure no worker still uses what was current before (policy swap). */

@@ -136,6 +136,17 @@ static void cred_of(pid_t tid, struct integrity_cred *cred)
 	snprintf(cred->comm, sizeof(cred->comm), "?");
 }
 
+/* readlink gives an unlinked file's name with " (deleted)"; the kernel's
+ * IMA records it without (d_absolute_path), and so would a policy. */
+static void strip_deleted(char *path, nlink_t nlink)
+{
+	static const char tag[] = " (deleted)";
+	size_t n = strlen(path), t = sizeof(tag) - 1;
+
+	if (nlink == 0 && n > t && !strcmp(path + n - t, tag))
+		path[n - t] = '\0';
+}
+
 void worker_handle(struct perm_slot *sl)
 {
 	struct uevm_file f = { .fd = sl->fd, .dirfd = -1, .io = true };
@@ -154,6 +165,7 @@ void worker_handle(struct perm_slot *sl)
 		return;
 	}
 	fd_path(f.fd, path, sizeof(path));
+	strip_deleted(path, f.st.st_nlink);
 	f.path = path;
 	if (sl->have_cred)
 		cred = sl->cred;

@@ -72,7 +72,7 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in)
 	ufs_own_begin(in);
 	h->ev.changed_elsewhere = in->own_foreign;
 	if (h->ev.changed_elsewhere)
-		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file, h->name,
+		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file, h->ev.filename,
 				    h->ev.cred, "update_xattr", "changed-behind-mount",
 				    -EPERM, false);
 	integrity_file_free(ufs.sys, &h->ev);

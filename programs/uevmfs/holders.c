@@ -20,21 +20,23 @@
 #define HOLDERS_SHOWN	16	/* named on stderr; the rest are counted */
 
 /* Does the magic link LINK lead into SOURCE itself (its filesystem, a path
- * under it), not through the mount?  Its target in *PATH. */
+ * under it), not through the mount?  Its target in *PATH.  The name first:
+ * stat follows the link into its filesystem, and a hung FUSE server
+ * elsewhere (another process's open file on it) would hang us too. */
 static bool into_source(const char *link, char *path, size_t len)
 {
 	struct stat st;
 	ssize_t n;
 
-	if (stat(link, &st) < 0 || st.st_dev != ufs.root.dev)
-		return false;
 	n = readlink(link, path, len - 1);
 	if (n <= 0)
 		return false;
 	path[n] = '\0';
-	return !strncmp(path, ufs.source, ufs.source_len) &&
-	       (path[ufs.source_len] == '/' || path[ufs.source_len] == '\0' ||
-		ufs.source_len == 0);
+	if (strncmp(path, ufs.source, ufs.source_len) ||
+	    (path[ufs.source_len] != '/' && path[ufs.source_len] != '\0' &&
+	     ufs.source_len != 0))
+		return false;
+	return stat(link, &st) == 0 && st.st_dev == ufs.root.dev;
 }
 
 /* The first of PID's cwd, root and open files that leads into SOURCE

@@ -32,27 +32,47 @@ void ufs_req_cred(fuse_req_t req, struct integrity_cred *cred)
 	snprintf(cred->comm, sizeof(cred->comm), "?");
 }
 
-/* The name the caller knows the object by: SOURCE/x becomes MOUNTPOINT/x. */
-static void display_name(const struct ufs_inode *in, char *out, size_t len)
+/* readlink gives an unlinked file's name with " (deleted)"; the kernel's
+ * IMA records it without (d_absolute_path), and so would a policy. */
+static void strip_deleted(char *path, nlink_t nlink)
 {
-	char proc[40], path[PATH_MAX];
+	static const char tag[] = " (deleted)";
+	size_t n = strlen(path), t = sizeof(tag) - 1;
+
+	if (nlink == 0 && n > t && !strcmp(path + n - t, tag))
+		path[n - t] = '\0';
+}
+
+/*
+ * The name the caller knows the object by: SOURCE/x becomes MOUNTPOINT/x,
+ * the path the application opened, as the kernel would record it.  FUSE
+ * does not say through which bind mount or namespace the caller came:
+ * MOUNTPOINT as uevmfs saw it at start stands for all of them.  SRC gets
+ * SOURCE/x (for -o measure_path=source).
+ */
+static void display_name(const struct ufs_inode *in, nlink_t nlink, char *out,
+			 char *src, size_t len)
+{
+	char proc[40];
 	ssize_t n;
 
 	ufs_proc_path(in, proc, sizeof(proc));
-	n = readlink(proc, path, sizeof(path) - 1);
+	n = readlink(proc, src, len - 1);
 	if (n <= 0) {
 		snprintf(out, len, "%s/?", ufs.mountpoint);
+		snprintf(src, len, "%s/?", ufs.source);
 		return;
 	}
-	path[n] = '\0';
-	if (!strncmp(path, ufs.source, ufs.source_len) &&
-	    (path[ufs.source_len] == '/' || path[ufs.source_len] == '\0')) {
-		const char *rest = path + ufs.source_len;
+	src[n] = '\0';
+	strip_deleted(src, nlink);
+	if (!strncmp(src, ufs.source, ufs.source_len) &&
+	    (src[ufs.source_len] == '/' || src[ufs.source_len] == '\0')) {
+		const char *rest = src + ufs.source_len;
 
 		snprintf(out, len, "%s%s", strcmp(ufs.mountpoint, "/") || !*rest ?
 			 ufs.mountpoint : "", rest);
 	} else {
-		snprintf(out, len, "%s", path);
+		snprintf(out, len, "%s", src);
 	}
 }
 
@@ -91,12 +111,13 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 		ufs_hook_end(h);
 		return -e;
 	}
-	display_name(in, h->name, sizeof(h->name));
+	display_name(in, f->st.st_nlink, h->name, h->src_name, sizeof(h->name));
 	f->path = h->name;
 	h->cred = *cred;
 	h->ev.file = f;
 	h->ev.cred = &h->cred;
-	h->ev.filename = h->name;
+	/* What measurements and audit records call it. */
+	h->ev.filename = ufs.source_names ? h->src_name : h->name;
 	ufs_share_enter(cred->uid);
 	h->shared = true;
 	return 0;
@@ -108,7 +129,7 @@ void ufs_hook_end(struct ufs_hook *h)
 		h->shared = false;
 		if (ufs_share_leave())
 			integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file,
-					    h->name, &h->cred, "worker_share",
+					    h->ev.filename, &h->cred, "worker_share",
 					    "user-holds-the-workers", -EBUSY, false);
 	}
 	if (h->own_fd && h->file.fd >= 0)

@@ -150,7 +150,7 @@ int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target)
 			target[0] != '/' ? "link-outside-mount" :
 			target_cause(h.name, target);
 	if (cause)
-		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h.file, h.name,
+		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h.file, h.ev.filename,
 				    &cred, "follow_link", cause, -EACCES, false);
 	ufs_hook_end(&h);
 	return cause && mode == INTEGRITY_MODE_ENFORCE ? -EACCES : 0;

@@ -44,6 +44,7 @@ struct opts {
 	char *source, *mountpoint;
 	char *key, *policy, *mode, *ml, *securityfs, *audit_log, *syslog_socket;
 	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs;
+	char *measure_path;
 	int pcr, rotate_stale;
 	int nosyslog, noauditd, integrity_audit, m32;
 	double timeout, write_idle;
@@ -68,6 +69,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("timeout=%lf", timeout), OPT("readahead=%u", readahead_kb),
 	OPT("max_threads=%u", max_threads), OPT("fastopen", fastopen),
 	OPT("write_idle=%lf", write_idle),
+	OPT("measure_path=%s", measure_path),
 	OPT("-h", help), OPT("--help", help), OPT("-V", version),
 	OPT("--version", version), OPT("-f", foreground), OPT("-d", debug),
 	OPT("debug", debug), OPT("-s", singlethread),
@@ -96,6 +98,8 @@ static void usage(FILE *fp)
 "                      need no escape (tcti=swtpm:host=H,port=P); others: \\,\n"
 "  norotate_stale      refuse a list of a previous boot (the TPM was reset)\n"
 "                      instead of moving it to FILE.prev and starting anew\n"
+"  measure_path=mount|source   the path names measured and audited: as the\n"
+"                      application opened them (default) or SOURCE's\n"
 "  securityfs=DIR      control tree (default " DEFAULT_SECURITYFS ", 'none')\n"
 "  evm=BITS            written to evm at start (default 1 with a key, else 0)\n"
 "  audit_log=FILE      also append audit records to FILE\n"
@@ -139,6 +143,7 @@ static void opts_free(struct opts *o)
 		&o->source, &o->mountpoint, &o->key, &o->policy, &o->mode, &o->ml,
 		&o->securityfs, &o->audit_log, &o->syslog_socket, &o->tcti,
 		&o->template_name, &o->hash, &o->uuid, &o->evm, &o->evm_xattrs,
+		&o->measure_path,
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -793,6 +798,13 @@ int main(int argc, char **argv)
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
 	ufs.fastopen = o.fastopen;
+	if (o.measure_path && strcmp(o.measure_path, "mount") &&
+	    !(ufs.source_names = !strcmp(o.measure_path, "source"))) {
+		fprintf(stderr, "uevmfs: measure_path=%s: not 'mount' or 'source'\n",
+			o.measure_path);
+		ret = 2;
+		goto done;
+	}
 	ufs.singlethread = o.singlethread;
 	ufs.write_idle = o.write_idle;
 	if (!(o.write_idle >= 0 && o.write_idle <= 3600)) {

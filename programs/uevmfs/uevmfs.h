@@ -64,6 +64,7 @@ struct ufs {
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
 	bool over_source;		/* mounted over SOURCE itself */
+	bool source_names;		/* -o measure_path=source */
 	bool dont_mask;			/* the caller's umask comes apart */
 	double timeout;			/* attribute and entry cache, seconds */
 	/* -o fastopen: no OPEN, FLUSH or RELEASE reach us; reads are
@@ -111,7 +112,8 @@ struct ufs_hook {
 	struct integrity_cred cred;
 	struct integrity_event ev;
 	bool shared;			/* registered in share.c */
-	char name[PATH_MAX];
+	char name[PATH_MAX];		/* MOUNTPOINT/x */
+	char src_name[PATH_MAX];	/* SOURCE/x */
 };
 
 extern struct ufs ufs;
