@@ -98,7 +98,7 @@ int uevmd_status_write(FILE *fp)
 		fprintf(fp, "measurements: %zu entries, %lu violations, %s, %s\n",
 			ima_ml_count(D->ml), ima_ml_violations(D->ml),
 			ima_ml_has_tpm(D->ml) ? "TPM" : "software PCRs",
-			D->cfg.measurements ? D->cfg.measurements : "in memory");
+			D->ml_path ? D->ml_path : "in memory");
 	fprintf(fp, "log_dropped: %llu\n", (unsigned long long)s->log_dropped);
 	return 0;
 }
