@@ -94,6 +94,8 @@ int uevmd_status_write(FILE *fp)
 	fprintf(fp, "cache: %zu/%zu entries, %llu hits of %llu lookups, %zu bytes each\n",
 		cs.entries, cs.capacity, (unsigned long long)cs.hits,
 		(unsigned long long)cs.lookups, cs.entry_size);
+	if (D->ml && ima_ml_refresh(D->ml))	/* the host list: others' adds */
+		fprintf(fp, "measurements_error: %s\n", uevm_last_error());
 	if (D->ml)
 		fprintf(fp, "measurements: %zu entries, %lu violations, %s, %s\n",
 			ima_ml_count(D->ml), ima_ml_violations(D->ml),
@@ -189,12 +191,15 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 /* Stream a measurement list rendering into FP. */
 static int write_measurements(FILE *fp, const char *form, const char *algo_name)
 {
-	int algo = UEVM_HASH_SHA1;
+	int algo = UEVM_HASH_SHA1, ret;
 
 	if (!D->ml)
 		return -ENOENT;
 	if (algo_name && (algo = uevm_hash_algo_by_name(algo_name)) < 0)
 		return -EINVAL;
+	ret = ima_ml_refresh(D->ml);	/* the host list as it is now */
+	if (ret)
+		return ret;
 	if (!strcmp(form, "binary"))
 		return ima_ml_write_binary(D->ml, algo, fp);
 	if (!strcmp(form, "ascii"))
