@@ -15,6 +15,46 @@
  * What a reopened file is taken back for: the TPM proves it, or with
  * software PCRs a MAC record under a key derived from the EVM key
  * (ima_ml_mac.c); entries past what either proves are never trusted.
+ *
+ * A list with software PCRs has one owner, which holds an exclusive flock
+ * on the file for its lifetime: its PCRs live in that process.
+ *
+ * A list with a TPM and a file is the host's (the TPM's PCR can hold the
+ * replay of one list only, and a verifier such as Keylime attests PCR 10
+ * alone): every process that opens the path is one of its writers (uevmd,
+ * each uevmfs mount, `uevm measurements add`).  There is no lifetime lock;
+ * each add takes the flock for: catch up (read what the others appended
+ * since this process last looked, parse it, check it against the TPM,
+ * link it and replay it into the software banks), the duplicate check,
+ * append, extend, release.  Under the lock exactly one entry is in
+ * flight, as with a single owner, so the rule for a resume holds for
+ * every catch-up: the TPM may lack the file's last entry only, when its
+ * writer died between append and extend (or after a failed extend).  A
+ * catch-up that read anything compares the replay with the TPM (one read
+ * per bank; nothing is read when nobody else appended): equal, the
+ * entries are linked; equal without the file's last entry, that entry is
+ * cut from the file and a violation under its name takes its place (as
+ * at a resume: the same on disk as an entry written by someone else);
+ * anything else is refused, and every add fails, naming the list.  Entries
+ * are linked only after that check: readers walk the list without locks,
+ * so nothing linked is ever taken back.  A failed extend takes its entry
+ * back out of the file (the list stays the TPM's replay for all writers).
+ * ima_ml_refresh is a catch-up without an add, for readers of the list.
+ *
+ * The kernel's list: a new host list on a PCR that is not in its reset
+ * state starts with a copy of the kernel's binary list (byte for byte, its
+ * own boot_aggregate first) when its replay equals the TPM in every bank.
+ * A list whose first entry is the kernel's first one is adopted; every
+ * catch-up reads the kernel's list from the offset taken so far (copies
+ * the other writers made are recognised by their bytes, in order) and
+ * appends what the kernel added since: the kernel extended those already.
+ * The race that remains: the kernel extends between a writer's read of
+ * its list and that writer's extend; the TPM then has the kernel's entry
+ * before ours and the file after it.  The next catch-up finds the replay
+ * different and the list is refused from then on (fail closed: a verifier
+ * would refuse it too) until a new list is started (TPM reset).  The
+ * window is one append, fdatasync and extend long; a kernel extend during
+ * the catch-up itself is harmless (read again, up to three times).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -1212,7 +1252,7 @@ static int add_violation_locked(struct ima_measurements *ml,
  * the TPM agrees (readers walk the list without locks: nothing linked is
  * ever taken back).  *STALE (at open): the file does not describe the TPM.
  */
-static int host_catch_up(struct ima_measurements *ml, bool *stale)
+static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_moved)
 {
 	struct pend_list p = { 0 }, k = { 0 };
 	uint8_t *buf = NULL, *kbuf = NULL;
@@ -1287,6 +1327,7 @@ static int host_catch_up(struct ima_measurements *ml, bool *stale)
 	if (!ret) {
 		if (stale)
 			*stale = true;
+		*kernel_moved = ml->kernel == KERNEL_ON;
 		ret = uevm_err(EBADMSG, "%s does not describe the TPM: %s differs "
 			       "from the list's replay (the TPM was reset, the "
 			       "list was changed, or the kernel extended while "
@@ -1314,6 +1355,24 @@ out:
 	pend_free(&k);
 	free(buf);
 	free(kbuf);
+	return ret;
+}
+
+/* The kernel may extend between our read of its list and our PCR read:
+ * read both again (nothing was linked). */
+static int host_catch_up(struct ima_measurements *ml, bool *stale)
+{
+	int ret = 0;
+
+	for (int i = 0; i < 3; i++) {
+		bool kernel_moved = false;
+
+		if (stale)
+			*stale = false;
+		ret = catch_up_once(ml, stale, &kernel_moved);
+		if (!kernel_moved)
+			break;
+	}
 	return ret;
 }
 
