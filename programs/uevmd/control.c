@@ -94,8 +94,6 @@ int uevmd_status_write(FILE *fp)
 	fprintf(fp, "cache: %zu/%zu entries, %llu hits of %llu lookups, %zu bytes each\n",
 		cs.entries, cs.capacity, (unsigned long long)cs.hits,
 		(unsigned long long)cs.lookups, cs.entry_size);
-	if (D->ml && ima_ml_refresh(D->ml))	/* the host list: others' adds */
-		fprintf(fp, "measurements_error: %s\n", uevm_last_error());
 	if (D->ml)
 		fprintf(fp, "measurements: %zu entries, %lu violations, %s, %s\n",
 			ima_ml_count(D->ml), ima_ml_violations(D->ml),
@@ -197,7 +195,8 @@ static int write_measurements(FILE *fp, const char *form, const char *algo_name)
 		return -ENOENT;
 	if (algo_name && (algo = uevm_hash_algo_by_name(algo_name)) < 0)
 		return -EINVAL;
-	ret = ima_ml_refresh(D->ml);	/* the host list as it is now */
+	/* The host list as it is now (waits for an add in progress). */
+	ret = ima_ml_refresh(D->ml);
 	if (ret)
 		return ret;
 	if (!strcmp(form, "binary"))

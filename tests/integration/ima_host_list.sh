@@ -137,8 +137,8 @@ expect_match "  the violation: a template digest of zeros" \
 check "  and the list replays to PCR 10" replay_is_pcr "$H"
 cat "$M2/f8" >/dev/null
 check "uevmfs 2 catches up past the dropped entry: the list replays" replay_is_pcr "$H"
-expect_match "uevm status counts what uevmd wrote and the others' entries" \
-	"measurements: $(names "$H" | wc -l) entries" "$("$UEVM" status --socket "$SOCK")"
+expect_eq "uevmd's list, read through its socket, has the others' entries too" \
+	"$(names "$H" | wc -l)" "$("$UEVM" measurements daemon --count --socket "$SOCK")"
 
 # A list with software PCRs has one owner: a second is refused, with its pid.
 ufs_mount "$S1" "$M1" "key=raw:$T/key,policy=$T/policy,ml=$T/sw.ml" ||
