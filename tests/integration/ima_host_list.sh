@@ -16,13 +16,14 @@
 # format, its entries extended into a fresh swtpm's PCR 10): adopted as
 # the prefix of a new list, entries the kernel appends later are pulled
 # in, the replay equals the PCR; a kernel list that does not replay to the
-# TPM is refused, naming both.
+# TPM is refused, naming both.  After a TPM reset the host list is refused,
+# or with --rotate-stale moved aside and a new one started.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
 for tool in swtpm tpm2_pcrread tpm2_pcrextend tpm2_createek tpm2_createak tpm2_quote \
-	tpm2_checkquote tpm2_print tpm2_flushcontext python3 flock xxd; do
+	tpm2_checkquote tpm2_print tpm2_flushcontext python3 flock; do
 	command -v "$tool" >/dev/null || { fail "tools" "$tool is missing"; exit 1; }
 done
 source "$TESTS_DIR/swtpm-lib.sh"
@@ -104,8 +105,8 @@ expect_eq "only the one list file" "" "$(ls /var/lib/uevm/host.ml "$T"/*.ml.prev
 check "tpm2_checkquote accepts the quote of PCR 10 with the nonce" \
 	grep -q "^pcrs:" "$T/quote.out"
 python3 "$REF" "$H" "$T/ref.ascii" >"$T/ref.out"
-want=$(awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }' "$T/ref.out" |
-	xxd -r -p | sha256sum | cut -c1-64)
+want=$(python3 -c 'import hashlib, sys; print(hashlib.sha256(bytes.fromhex(sys.argv[1])).hexdigest())' \
+	"$(awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }' "$T/ref.out")")
 expect_match "the quote's PCR digest is the hash of the replayed PCR 10" \
 	"pcrDigest: *$want" "$(tpm2_print -t TPMS_ATTEST "$T/quote.msg")"
 expect_rc "tpm2_checkquote refuses another nonce" 1 \
@@ -151,11 +152,28 @@ umount_pid "$M1" "$P1"
 umount_pid "$M2" "$P2"
 stop_uevmd
 
+# fresh_swtpm: a TPM reset (a reboot), PCRs 0-9 extended as by firmware.
+fresh_swtpm() {
+	stop_swtpm
+	rm -rf "$TPMSTATE"
+	start_swtpm || { fail "a fresh swtpm starts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
+	for i in $(seq 0 9); do tpm_extend "$i" "boot$i"; done
+}
+
+# ---- after a TPM reset ---------------------------------------------------------------------
+fresh_swtpm
+out=$("$UEVM" measurements add --list "$H" --tcti "$TCTI" "$S1/f1" 2>&1)
+expect_match "after a TPM reset the host list is refused, naming it" \
+	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
+out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f1" 2>&1)
+expect_match "  --rotate-stale: moved aside, a new list started" "TPM was reset: old list moved to .prev" "$out"
+expect_eq "  the new list: boot_aggregate and the file" "boot_aggregate $S1/f1" \
+	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
+check "  it replays to PCR 10" replay_is_pcr "$H"
+check "  the old one kept as .prev" test -s "$H.prev"
+
 # ---- adopting the kernel's list ------------------------------------------------------------
-stop_swtpm
-rm -rf "$TPMSTATE"
-start_swtpm || { fail "a fresh swtpm starts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
-for i in $(seq 0 9); do tpm_extend "$i" "boot$i"; done
+fresh_swtpm
 K=$T/kernel_binary_runtime_measurements
 kernel_measures() {	# name...: the kernel appends and extends
 	python3 "$FIX" "$K" "$@" | while read -r digests; do
