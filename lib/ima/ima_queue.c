@@ -1464,6 +1464,28 @@ static int host_start(struct ima_measurements *ml)
 	return host_adopt(ml, busy);
 }
 
+/* After a reboot: the PCR is in its reset state, or holds exactly the
+ * kernel's list.  1 yes, 0 no (a list changed is refused, never rotated). */
+static int tpm_was_reset(struct ima_measurements *ml)
+{
+	struct pend_list p = { 0 }, k = { 0 };
+	uint8_t *kbuf = NULL;
+	size_t kgood, klen;
+	char why[96];
+	int ret;
+
+	if (!check_fresh_pcr(ml))
+		return 1;
+	if (!ml->kernel_path || read_kernel(ml->kernel_path, 0, &kbuf, &klen))
+		return 0;
+	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
+	if (!ret && k.n)
+		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why));
+	pend_free(&k);
+	free(kbuf);
+	return ret > 0;
+}
+
 /*
  * Open a host list: take in the file as it is (checked against the TPM,
  * as a catch-up from nothing), start it when it is empty.
@@ -1471,6 +1493,7 @@ static int host_start(struct ima_measurements *ml)
 static int host_open(struct ima_measurements *ml)
 {
 	bool stale = false, rotated = false;
+	char why[512];
 	struct stat st;
 	int ret;
 
@@ -1489,6 +1512,11 @@ static int host_open(struct ima_measurements *ml)
 		ret = host_catch_up(ml, &stale);
 		if (!ret || !stale || rotated || !ml->cfg.rotate_stale)
 			break;
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		if (tpm_was_reset(ml) <= 0) {
+			ret = uevm_err(EBADMSG, "%s", why);
+			break;
+		}
 		ret = host_rotate(ml);
 		if (ret)
 			break;

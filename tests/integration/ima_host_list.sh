@@ -17,7 +17,10 @@
 # the prefix of a new list, entries the kernel appends later are pulled
 # in, the replay equals the PCR; a kernel list that does not replay to the
 # TPM is refused, naming both.  After a TPM reset the host list is refused,
-# or with --rotate-stale moved aside and a new one started.
+# or with --rotate-stale moved aside and a new one started (never when the
+# PCR is neither reset nor the kernel's list); after a reboot on a kernel
+# with IMA, uevmd (measurement_rotate_stale) moves it aside and adopts the
+# new kernel's list.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
@@ -171,6 +174,12 @@ expect_eq "  the new list: boot_aggregate and the file" "boot_aggregate $S1/f1" 
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
 check "  it replays to PCR 10" replay_is_pcr "$H"
 check "  the old one kept as .prev" test -s "$H.prev"
+tpm_extend 10 "someone else's extend"
+out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f2" 2>&1)
+expect_match "a PCR neither reset nor the list's: refused even with --rotate-stale" \
+	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
+expect_eq "  and the list is left where it was" "boot_aggregate $S1/f1" \
+	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- adopting the kernel's list ------------------------------------------------------------
 fresh_swtpm
@@ -218,3 +227,18 @@ expect_match "  the error names the PCR, the kernel's list and the cause" \
 out=$("$UEVMFS" "$S2" "$M2" -f -o "securityfs=none,key=raw:$T/key,tcti=$OTCTI,kernel_ml=none,ml=$T/refused.ml" 2>&1)
 expect_match "kernel_ml=none: refused as before" "PCR 10 \\(sha[0-9]*\\) is not in its reset state" "$out"
 expect_eq "  and nothing was written to the refused list" 0 "$(stat -c %s "$T/refused.ml" 2>/dev/null || echo 0)"
+
+# A reboot on a kernel with IMA: the TPM holds only the new kernel's list;
+# the stale host list is moved aside and the new kernel's list adopted.
+fresh_swtpm
+mv "$K" "$T/kernel.before-reboot"
+kernel_measures boot_aggregate /usr/bin/after-reboot
+write_conf "tpm_tcti = $TCTI" "measurement_list = $H2" "kernel_measurements = $K" \
+	"measurement_rotate_stale = yes"
+start_uevmd || { fail "uevmd starts after the reboot (measurement_rotate_stale)"; exit 1; }
+expect_eq "after a reboot: the stale list moved to .prev" "/usr/bin/kernel-measured-last $M1/f1" \
+	"$(names "$H2.prev" | tail -n 2 | tr "\\n" " " | sed "s/ $//")"
+check "  the new list starts as the new kernel's list" cmp -n "$(stat -c %s "$K")" "$K" "$H2"
+cat "$MNT/m/f3" >/dev/null
+check "  followed by ours, replaying to PCR 10" replay_is_pcr "$H2"
+stop_uevmd
