@@ -233,7 +233,16 @@ struct ima_ml_config {
 	 * from it.  NULL or no key: such a list carries no integrity
 	 * (ima_ml_open_warning says so). */
 	const struct uevm_ctx *evm_ctx;
+	/* With a TPM and a file (a host list): the kernel's binary list,
+	 * adopted as the prefix of a new list when the PCR is not in its
+	 * reset state and the list replays to it.  NULL: IMA_ML_KERNEL_LIST;
+	 * "none": never. */
+	const char *kernel_path;
 };
+
+/* The host list's usual place: uevmd and uevmfs with a TPM share it. */
+#define IMA_ML_HOST_LIST "/var/lib/uevm/host.ml"
+#define IMA_ML_KERNEL_LIST "/sys/kernel/security/ima/binary_runtime_measurements"
 
 void ima_ml_config_init(struct ima_ml_config *cfg);
 
@@ -246,14 +255,21 @@ enum ima_ml_open_state {
 				   (an add cut short, or written offline);
 				   each became a violation */
 	IMA_ML_ROTATED,		/* stale file moved to FILE.prev; new list */
+	IMA_ML_ADOPTED,		/* new host list: the kernel's list is its
+				   prefix (no boot_aggregate of ours) */
 };
 
 struct ima_measurements;
 
 /*
  * Open (or create) a measurement list.  A new list starts with the
- * boot_aggregate entry.  With a file, the process holds an exclusive lock
- * on it (-EBUSY when another owner has it).
+ * boot_aggregate entry.  With a file and software PCRs, the process holds
+ * an exclusive lock on it (-EBUSY when another owner has it).  With a file
+ * and a TPM the list is the host's: every process that opens it is one of
+ * its writers, each add (and ima_ml_refresh) taking the file's lock to
+ * read what the others appended first; a new one on a PCR that is not in
+ * its reset state starts from the kernel's list (kernel_path) when that
+ * replays to the TPM (IMA_ML_ADOPTED), else is refused (-EBUSY).
  *
  * Reopening a file (the owner restarted) replays it:
  *  - with a TPM, nothing is extended again when the TPM's PCRs equal the
@@ -275,6 +291,12 @@ struct ima_measurements;
 int ima_ml_open(const struct ima_ml_config *cfg, struct ima_measurements **out);
 void ima_ml_close(struct ima_measurements *ml);
 enum ima_ml_open_state ima_ml_open_state(const struct ima_measurements *ml);
+/* A host list: take in what the other writers (and the kernel, for an
+ * adopted list) appended since this process last looked, so that the
+ * count and renderings are the list as it is now.  0 (nothing to do for
+ * other lists), or -errno (the list no longer replays to the TPM, or was
+ * replaced: the message says). */
+int ima_ml_refresh(struct ima_measurements *ml);
 /* What the owner must tell its operator after ima_ml_open, or NULL: a
  * persisted list with software PCRs and no key carries no integrity;
  * entries were dropped at resume.  The text names the list. */

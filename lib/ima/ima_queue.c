@@ -15,6 +15,46 @@
  * What a reopened file is taken back for: the TPM proves it, or with
  * software PCRs a MAC record under a key derived from the EVM key
  * (ima_ml_mac.c); entries past what either proves are never trusted.
+ *
+ * A list with software PCRs has one owner, which holds an exclusive flock
+ * on the file for its lifetime: its PCRs live in that process.
+ *
+ * A list with a TPM and a file is the host's (the TPM's PCR can hold the
+ * replay of one list only, and a verifier such as Keylime attests PCR 10
+ * alone): every process that opens the path is one of its writers (uevmd,
+ * each uevmfs mount, `uevm measurements add`).  There is no lifetime lock;
+ * each add takes the flock for: catch up (read what the others appended
+ * since this process last looked, parse it, check it against the TPM,
+ * link it and replay it into the software banks), the duplicate check,
+ * append, extend, release.  Under the lock exactly one entry is in
+ * flight, as with a single owner, so the rule for a resume holds for
+ * every catch-up: the TPM may lack the file's last entry only, when its
+ * writer died between append and extend (or after a failed extend).  A
+ * catch-up that read anything compares the replay with the TPM (one read
+ * per bank; nothing is read when nobody else appended): equal, the
+ * entries are linked; equal without the file's last entry, that entry is
+ * cut from the file and a violation under its name takes its place (as
+ * at a resume: the same on disk as an entry written by someone else);
+ * anything else is refused, and every add fails, naming the list.  Entries
+ * are linked only after that check: readers walk the list without locks,
+ * so nothing linked is ever taken back.  A failed extend takes its entry
+ * back out of the file (the list stays the TPM's replay for all writers).
+ * ima_ml_refresh is a catch-up without an add, for readers of the list.
+ *
+ * The kernel's list: a new host list on a PCR that is not in its reset
+ * state starts with a copy of the kernel's binary list (byte for byte, its
+ * own boot_aggregate first) when its replay equals the TPM in every bank.
+ * A list whose first entry is the kernel's first one is adopted; every
+ * catch-up reads the kernel's list from the offset taken so far (copies
+ * the other writers made are recognised by their bytes, in order) and
+ * appends what the kernel added since: the kernel extended those already.
+ * The race that remains: the kernel extends between a writer's read of
+ * its list and that writer's extend; the TPM then has the kernel's entry
+ * before ours and the file after it.  The next catch-up finds the replay
+ * different and the list is refused from then on (fail closed: a verifier
+ * would refuse it too) until a new list is started (TPM reset).  The
+ * window is one append, fdatasync and extend long; a kernel extend during
+ * the catch-up itself is harmless (read again, up to three times).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,7 +95,14 @@ struct ima_measurements {
 	struct ima_tpm *tpm;
 	struct ima_ml_mac *mac;		/* software PCRs with a key */
 	int fd;				/* the list's file, or -1 */
-	off_t file_size;
+	off_t file_size;		/* bytes of it linked here */
+	/* One host list (TPM and a file): several writers, the file's
+	 * flock taken per add (ima_queue_host.c in this file's bottom). */
+	bool shared;
+	int flock_depth;
+	char *kernel_path;		/* the kernel's binary list, or NULL */
+	enum { KERNEL_UNKNOWN, KERNEL_OFF, KERNEL_ON } kernel;
+	off_t kernel_off;		/* bytes of it in our list */
 	enum ima_ml_open_state state;
 	char warning[768];		/* for ima_ml_open_warning */
 	/* Entries dropped at open, recorded as violations once it is done. */
@@ -195,29 +242,61 @@ static int write_mac(struct ima_measurements *ml)
 	return ret ? -EIO : 0;
 }
 
-/* Add a built entry (takes ownership): 0 added, 1 duplicate, -errno. */
-static int add_template_entry(struct ima_measurements *ml,
-			      struct ima_template_entry *e)
+static int host_lock(struct ima_measurements *ml, bool bounded);
+static int lock_error(struct ima_measurements *ml, int err, const char *what);
+static void host_unlock(struct ima_measurements *ml);
+static int host_catch_up(struct ima_measurements *ml, bool *stale);
+static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e,
+		       off_t before);
+
+/* Add a built entry (takes ownership) under the mutex (and, for a host
+ * list, its file's lock): 0 added, 1 duplicate, -errno. */
+static int add_locked(struct ima_measurements *ml, struct ima_template_entry *e)
 {
+	off_t before = ml->file_size;
 	int ret, pcr = e->pcr;
 
-	pthread_mutex_lock(&ml->lock);
 	if (!e->violation && lookup_digest_entry(ml, e)) {
-		pthread_mutex_unlock(&ml->lock);
 		ima_template_entry_free(e);
 		return 1;
 	}
 	ret = persist_entry(ml, e);
 	if (ret) {
-		pthread_mutex_unlock(&ml->lock);
 		ima_template_entry_free(e);
 		return ret;
 	}
+	if (ml->shared)
+		return host_extend(ml, e, before);
 	ret = link_entry(ml, e);
 	if (!ret && ml->tpm)
 		ret = ima_tpm_extend(ml->tpm, pcr, e);
 	if (!ret && ml->mac)
 		ret = write_mac(ml);
+	return ret;
+}
+
+static int add_template_entry(struct ima_measurements *ml,
+			      struct ima_template_entry *e)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&ml->lock);
+	if (ml->shared) {
+		ret = host_lock(ml, false);
+		if (!ret) {
+			ret = host_catch_up(ml, NULL);
+			if (ret)
+				host_unlock(ml);
+		}
+		if (ret) {
+			pthread_mutex_unlock(&ml->lock);
+			ima_template_entry_free(e);
+			return ret;
+		}
+	}
+	ret = add_locked(ml, e);
+	if (ml->shared)
+		host_unlock(ml);
 	pthread_mutex_unlock(&ml->lock);
 	return ret;
 }
@@ -418,6 +497,7 @@ UEVM_EXPORT void ima_ml_close(struct ima_measurements *ml)
 	free(ml->path);
 	free(ml->template_name);
 	free(ml->tcti);
+	free(ml->kernel_path);
 	free(ml);
 }
 
@@ -447,12 +527,9 @@ static int open_file(struct ima_measurements *ml)
 		      0600);
 	if (ml->fd < 0)
 		return uevm_err(errno, "%s: cannot open: %s", ml->path, strerror(errno));
-	if (flock(ml->fd, LOCK_EX | LOCK_NB)) {
-		int err = errno == EWOULDBLOCK ? EBUSY : errno;
-
-		return uevm_err(err, "%s: in use by another owner: %s", ml->path,
-				strerror(errno));
-	}
+	if (flock(ml->fd, LOCK_EX | LOCK_NB))
+		return lock_error(ml, errno, "in use by another owner (a list "
+				  "with software PCRs has one)");
 	if (fstat(ml->fd, &st))
 		return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
@@ -852,6 +929,665 @@ static int check_fresh_pcr(struct ima_measurements *ml)
 	return 0;
 }
 
+/* ---- the host list: one TPM-backed list, several writers -------------------- */
+
+#define HOST_LOCK_WAIT_MS	30000	/* at open: another writer's open or add */
+
+/* The pid holding a flock on FD's file (from /proc/locks), or 0. */
+static long lock_holder(int fd)
+{
+	struct stat st;
+	char line[256];
+	long pid = 0;
+	FILE *fp;
+
+	if (fstat(fd, &st) || !(fp = fopen("/proc/locks", "re")))
+		return 0;
+	while (!pid && fgets(line, sizeof(line), fp)) {
+		unsigned long long ino;
+		unsigned int maj, min;
+		char kind[16];
+		long p;
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter
+		 * reads "1: -> FLOCK ..." and is skipped. */
+		if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %x:%x:%llu", kind, &p,
+			   &maj, &min, &ino) == 5 && !strcmp(kind, "FLOCK") &&
+		    ino == (unsigned long long)st.st_ino && p != (long)getpid())
+			pid = p;
+	}
+	fclose(fp);
+	return pid;
+}
+
+static int lock_error(struct ima_measurements *ml, int err, const char *what)
+{
+	long pid = err == EWOULDBLOCK ? lock_holder(ml->fd) : 0;
+	char who[48] = "";
+
+	if (pid)
+		snprintf(who, sizeof(who), " (held by pid %ld)", pid);
+	return uevm_err(err == EWOULDBLOCK ? EBUSY : err, "%s: %s%s: %s", ml->path,
+			what, who, strerror(err));
+}
+
+/* The file's lock for one add, a catch-up or the open; nests (the open
+ * adds its first entries under the lock it holds).  BOUNDED: at open,
+ * give up after HOST_LOCK_WAIT_MS (a single-owner list holds its lock
+ * for life). */
+static int host_lock(struct ima_measurements *ml, bool bounded)
+{
+	for (int waited = 0; !ml->flock_depth;) {
+		if (!flock(ml->fd, LOCK_EX | (bounded ? LOCK_NB : 0)))
+			break;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK || waited >= HOST_LOCK_WAIT_MS)
+			return lock_error(ml, errno, "cannot lock the host list");
+		usleep(10000);
+		waited += 10;
+	}
+	ml->flock_depth++;
+	return 0;
+}
+
+static void host_unlock(struct ima_measurements *ml)
+{
+	if (ml->flock_depth && !--ml->flock_depth)
+		flock(ml->fd, LOCK_UN);
+}
+
+/* Our entry is in the file: extend, then link.  When the extend fails the
+ * TPM lacks it, so it leaves the file again (the list must stay the
+ * TPM's replay for every writer).  Either way FILE_SIZE stays at BEFORE
+ * unless linked, so a failure is read back by the next catch-up. */
+static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e,
+		       off_t before)
+{
+	off_t after = ml->file_size;
+	int ret = ima_tpm_extend(ml->tpm, e->pcr, e);
+
+	if (ret) {
+		if (ftruncate(ml->fd, before) || (!ml->cfg.no_sync && fdatasync(ml->fd)))
+			ret = uevm_err(EIO, "%s (and cannot take the entry back out "
+				       "of %s: %s)", uevm_last_error(), ml->path,
+				       strerror(errno));
+		ml->file_size = before;
+		ima_template_entry_free(e);
+		return ret;
+	}
+	ml->file_size = before;
+	ret = link_entry(ml, e);
+	if (!ret)
+		ml->file_size = after;
+	return ret;
+}
+
+/* Entries read but not linked yet. */
+struct pend {
+	struct ima_template_entry *e;
+	size_t start, end;	/* in the buffer they were read from */
+	bool kernel;		/* a copy of a kernel entry */
+};
+
+struct pend_list {
+	struct pend *v;
+	size_t n, cap;
+	const size_t *good;
+};
+
+static int pend_one(struct ima_template_entry *e, size_t index, bool ok, void *arg)
+{
+	struct pend_list *p = arg;
+
+	if (!ok) {
+		ima_template_entry_free(e);
+		return uevm_err(EBADMSG, "entry %zu: the template digest does not "
+				"match its data", index + 1);
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		struct pend *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v) {
+			ima_template_entry_free(e);
+			return uevm_err(ENOMEM, "out of memory");
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (struct pend){ .e = e, .start = *p->good };
+	return 0;
+}
+
+static void pend_free(struct pend_list *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		ima_template_entry_free(p->v[i].e);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Parse BUF[0:LEN] (read from PATH at BASE) into P; *GOOD: the end of the
+ * last complete entry (a torn one at the end is left out). */
+static int pend_parse(const char *path, off_t base, const uint8_t *buf,
+		      size_t len, struct pend_list *p, size_t *good)
+{
+	long n;
+
+	p->good = good;
+	n = ima_ml_parse_owned(buf, len, UEVM_HASH_SHA1, pend_one, p, good);
+	if (n < 0 && n != -ENODATA) {
+		char why[384];
+
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		return uevm_err((int)-n, "%s (from byte %lld): %s", path,
+				(long long)base, why);
+	}
+	for (size_t i = 0; i < p->n; i++)
+		p->v[i].end = i + 1 < p->n ? p->v[i + 1].start : *good;
+	return 0;
+}
+
+static int read_at(int fd, off_t off, uint8_t *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = pread(fd, buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The kernel's binary list from byte OFF to its end (a securityfs file
+ * has no size: read until EOF). */
+static int read_kernel(const char *path, off_t off, uint8_t **out, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	uint8_t *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0 || !buf || (off && lseek(fd, off, SEEK_SET) != off)) {
+		err = !buf ? ENOMEM : errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			uint8_t *b = realloc(buf, cap *= 2);
+
+			if (!b) {
+				err = ENOMEM;
+				goto out;
+			}
+			buf = b;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			goto out;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		free(buf);
+		return -err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static bool same_bytes(const uint8_t *a, const struct pend *pa,
+		       const uint8_t *b, const struct pend *pb)
+{
+	return pa->end - pa->start == pb->end - pb->start &&
+	       !memcmp(a + pa->start, b + pb->start, pa->end - pa->start);
+}
+
+/*
+ * Compare the TPM with the list as it would be with P's entries (all but
+ * SKIP) and K's from KI linked: every bank of the TPM, every PCR used.
+ * 1 equal, 0 different (WHY says where), -errno.
+ */
+static int host_matches(struct ima_measurements *ml, const struct pend_list *p,
+			const struct pend_list *k, size_t ki, size_t skip,
+			char *why, size_t why_len)
+{
+	uint32_t banks = ima_tpm_banks(ml->tpm), used = ml->sw[SW_SHA1].pcr_mask;
+
+	for (size_t i = 0; i < p->n; i++)
+		used |= 1u << p->v[i].e->pcr;
+	for (size_t i = ki; i < k->n; i++)
+		used |= 1u << k->v[i].e->pcr;
+	for (int algo = 0; algo < 32; algo++) {
+		unsigned int size = uevm_hash_algo_digest_size(algo);
+		struct ima_ml_replay r;
+		int ret = 0;
+
+		if (!(banks & (1u << algo)))
+			continue;
+		if (algo == UEVM_HASH_SHA1)
+			r = ml->sw[SW_SHA1];
+		else if (algo == UEVM_HASH_SHA256)
+			r = ml->sw[SW_SHA256];
+		else
+			ret = replay_prefix(ml, ima_ml_count(ml), algo, &r);
+		for (size_t i = 0; i < p->n && !ret; i++)
+			if (i != skip)
+				ret = ima_replay_extend(&r, p->v[i].e, false, true);
+		for (size_t i = ki; i < k->n && !ret; i++)
+			ret = ima_replay_extend(&r, k->v[i].e, false, true);
+		if (ret)
+			return ret;
+		for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
+			uint8_t tpm[UEVM_MAX_DIGEST_SIZE];
+
+			if (!(used & (1u << pcr)))
+				continue;
+			ret = ima_tpm_pcr_read(ml->tpm, pcr, algo, tpm);
+			if (ret < 0)
+				return ret;
+			if (memcmp(tpm, r.pcr[pcr], size)) {
+				snprintf(why, why_len, "PCR %d of the %s bank", pcr,
+					 uevm_hash_algo_name(algo));
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Link P's entries from FROM on (all but SKIP), read from the file at
+ * BASE; FILE_SIZE follows, so a failure is read again next time. */
+static int link_pend(struct ima_measurements *ml, struct pend_list *p,
+		     size_t from, off_t base, size_t skip)
+{
+	for (size_t i = from; i < p->n; i++) {
+		struct ima_template_entry *e = p->v[i].e;
+		int ret;
+
+		if (i == skip)
+			continue;
+		p->v[i].e = NULL;
+		ret = link_entry(ml, e);
+		if (ret) {
+			ml->file_size = base + (off_t)p->v[i].start;
+			return ret;
+		}
+		ml->file_size = base + (off_t)p->v[i].end;
+	}
+	return 0;
+}
+
+/* Append K's entries from KI (bytes of KBUF, the kernel's list read from
+ * KBASE) to the file and link them: the kernel extended them already. */
+static int pull_kernel(struct ima_measurements *ml, struct pend_list *k,
+		       size_t ki, const uint8_t *kbuf, off_t kbase)
+{
+	size_t from = k->v[ki].start, to = k->v[k->n - 1].end;
+	off_t base = ml->file_size - (off_t)from;
+	int ret = write_all(ml->fd, kbuf + from, to - from);
+
+	if (!ret && !ml->cfg.no_sync && fdatasync(ml->fd))
+		ret = -errno;
+	if (ret) {
+		if (ftruncate(ml->fd, ml->file_size))
+			ret = uevm_err(-ret, "%s: cannot append the kernel's entries: "
+				       "%s (and cannot cut back: %s)", ml->path,
+				       strerror(-ret), strerror(errno));
+		else
+			ret = uevm_err(-ret, "%s: cannot append the kernel's "
+				       "entries: %s", ml->path, strerror(-ret));
+		return ret;
+	}
+	ml->kernel_off = kbase + (off_t)to;
+	return link_pend(ml, k, ki, base, SIZE_MAX);
+}
+
+/* A violation in place of an entry the TPM never saw (under both locks). */
+static int add_violation_locked(struct ima_measurements *ml,
+				const struct ima_template_entry *dropped)
+{
+	char *name = entry_event_name(dropped);
+	struct ima_event_data ev = { .violation = true };
+	struct ima_template_entry *e;
+	int ret;
+
+	if (!name)
+		return uevm_err(ENOMEM, "out of memory");
+	ev.filename = name;
+	ev.ima_hash_algo = ml->cfg.hash_algo;
+	ret = ima_template_entry_new(ml->default_desc, &ev, dropped->pcr, &e);
+	if (!ret)
+		ret = add_locked(ml, e);
+	if (!ret)
+		snprintf(ml->warning, sizeof(ml->warning),
+			 "%s: 1 entry at the end was not proven by the TPM (an "
+			 "add cut short, or written offline): %s dropped, and "
+			 "recorded as a violation", ml->path, name);
+	free(name);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Under the file's lock: take in what other writers appended since this
+ * process last looked (the whole file at open), and what the kernel
+ * measured since (an adopted list).  What was read is linked only once
+ * the TPM agrees (readers walk the list without locks: nothing linked is
+ * ever taken back).  *STALE (at open): the file does not describe the TPM.
+ */
+static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_moved)
+{
+	struct pend_list p = { 0 }, k = { 0 };
+	uint8_t *buf = NULL, *kbuf = NULL;
+	size_t good = 0, kgood = 0, klen = 0, ki = 0, skip = SIZE_MAX, len;
+	off_t base = ml->file_size, kbase = ml->kernel_off;
+	struct stat st, pst;
+	char why[96] = "";
+	int ret;
+
+	if (fstat(ml->fd, &st))
+		return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
+	if (stat(ml->path, &pst) || pst.st_dev != st.st_dev || pst.st_ino != st.st_ino)
+		return uevm_err(ESTALE, "%s: the list this process appends to was "
+				"moved aside or replaced (another writer started a "
+				"new one after a TPM reset?): restart it", ml->path);
+	if (st.st_size < base)
+		return uevm_err(EBADMSG, "%s: the list shrank from %lld to %lld "
+				"bytes under its writers: it was changed outside "
+				"uevm", ml->path, (long long)base,
+				(long long)st.st_size);
+	len = (size_t)(st.st_size - base);
+	if (len) {
+		buf = malloc(len);
+		if (!buf) {
+			ret = uevm_err(ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = read_at(ml->fd, base, buf, len);
+		if (ret)
+			ret = uevm_err(-ret, "%s: cannot read: %s", ml->path,
+				       strerror(-ret));
+		if (!ret)
+			ret = pend_parse(ml->path, base, buf, len, &p, &good);
+		if (ret)
+			goto out;
+	}
+	if (ml->kernel != KERNEL_OFF && ml->kernel_path &&
+	    read_kernel(ml->kernel_path, kbase, &kbuf, &klen) == 0) {
+		ret = pend_parse(ml->kernel_path, kbase, kbuf, klen, &k, &kgood);
+		if (ret)
+			goto out;
+		/* Adopted: the list starts with the kernel's first entry. */
+		if (ml->kernel == KERNEL_UNKNOWN && p.n)
+			ml->kernel = k.n && same_bytes(buf, &p.v[0], kbuf, &k.v[0]) ?
+				KERNEL_ON : KERNEL_OFF;
+		/* Copies of the kernel's entries, in its order, are in the
+		 * file already (pulled by another writer). */
+		for (size_t i = 0; ml->kernel == KERNEL_ON && i < p.n && ki < k.n; i++)
+			if (same_bytes(buf, &p.v[i], kbuf, &k.v[ki])) {
+				p.v[i].kernel = true;
+				ki++;
+			}
+		if (ml->kernel != KERNEL_ON)
+			ki = k.n;	/* nothing to pull */
+	} else if (ml->kernel == KERNEL_UNKNOWN && p.n) {
+		ml->kernel = KERNEL_OFF;
+	}
+	if (!p.n && ki == k.n)
+		goto commit;
+	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, why, sizeof(why));
+	/* The TPM may lack the file's last entry: its writer stopped between
+	 * append and extend (or someone else wrote it).  One entry only. */
+	if (!ret && p.n && !p.v[p.n - 1].kernel) {
+		char why1[96];
+
+		ret = host_matches(ml, &p, &k, ki, p.n - 1, why1, sizeof(why1));
+		if (ret > 0)
+			skip = p.n - 1;
+	}
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		if (stale)
+			*stale = true;
+		*kernel_moved = ml->kernel == KERNEL_ON;
+		ret = uevm_err(EBADMSG, "%s does not describe the TPM: %s differs "
+			       "from the list's replay (the TPM was reset, the "
+			       "list was changed, or the kernel extended while "
+			       "a uevm entry was in flight)", ml->path, why);
+		goto out;
+	}
+commit:
+	if (skip != SIZE_MAX)
+		good = p.v[skip].start;
+	if (base + (off_t)good < st.st_size) {
+		ret = cut_file(ml, (size_t)base + good);	/* torn, or dropped */
+		ml->file_size = base;
+		if (ret)
+			goto out;
+	}
+	ret = link_pend(ml, &p, 0, base, skip);
+	if (!ret && ki < k.n)
+		ret = pull_kernel(ml, &k, ki, kbuf, kbase);
+	else if (!ret && ki)
+		ml->kernel_off = kbase + (off_t)k.v[ki - 1].end;
+	if (!ret && skip != SIZE_MAX)
+		ret = add_violation_locked(ml, p.v[skip].e);
+out:
+	pend_free(&p);
+	pend_free(&k);
+	free(buf);
+	free(kbuf);
+	return ret;
+}
+
+/* The kernel may extend between our read of its list and our PCR read:
+ * read both again (nothing was linked). */
+static int host_catch_up(struct ima_measurements *ml, bool *stale)
+{
+	int ret = 0;
+
+	for (int i = 0; i < 3; i++) {
+		bool kernel_moved = false;
+
+		if (stale)
+			*stale = false;
+		ret = catch_up_once(ml, stale, &kernel_moved);
+		if (!kernel_moved)
+			break;
+	}
+	return ret;
+}
+
+/* Move a stale host list aside (under its lock) and lock a new file at
+ * its path; other writers still on the old one stop at their next add. */
+static int host_rotate(struct ima_measurements *ml)
+{
+	size_t len = strlen(ml->path) + sizeof(".prev");
+	char *prev = malloc(len);
+	int fd, ret = 0;
+
+	if (!prev)
+		return uevm_err(ENOMEM, "out of memory");
+	snprintf(prev, len, "%s.prev", ml->path);
+	if (rename(ml->path, prev))
+		ret = uevm_err(errno, "%s: cannot move to %s: %s", ml->path, prev,
+			       strerror(errno));
+	free(prev);
+	if (ret)
+		return ret;
+	fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return uevm_err(errno, "%s: cannot open: %s", ml->path, strerror(errno));
+	close(ml->fd);		/* drops the old file's lock */
+	ml->fd = fd;
+	ml->flock_depth = 0;
+	ml->file_size = 0;
+	return host_lock(ml, true);
+}
+
+/* A new host list on a PCR that is not in its reset state: the kernel's
+ * list is its prefix when it replays to the TPM. */
+static int host_adopt(struct ima_measurements *ml, const char *busy)
+{
+	struct pend_list p = { 0 }, k = { 0 };
+	uint8_t *kbuf = NULL;
+	size_t kgood = 0, klen = 0;
+	char why[96] = "";
+	int ret;
+
+	ret = ml->kernel_path ? read_kernel(ml->kernel_path, 0, &kbuf, &klen) : -ENOENT;
+	if (ret) {
+		ret = uevm_err(EBUSY, "%s%s%s%s%s", busy, ml->kernel_path ?
+			       "; the kernel's list " : "", ml->kernel_path ?
+			       ml->kernel_path : "", ml->kernel_path ?
+			       " cannot be read: " : "",
+			       ml->kernel_path ? strerror(-ret) : "");
+		goto out;
+	}
+	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
+	if (ret)
+		goto out;
+	ret = k.n ? host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why)) : 0;
+	if (ret < 0)
+		goto out;
+	if (!ret) {
+		ret = uevm_err(EBUSY, "%s; the kernel's list %s %s%s%s: not adopted",
+			       busy, ml->kernel_path, k.n ? "does not replay to "
+			       "the TPM (" : "is empty", k.n ? why : "",
+			       k.n ? " differs)" : "");
+		goto out;
+	}
+	ret = pull_kernel(ml, &k, 0, kbuf, 0);
+	if (!ret) {
+		ml->kernel = KERNEL_ON;
+		ml->state = IMA_ML_ADOPTED;
+	}
+out:
+	pend_free(&k);
+	free(kbuf);
+	return ret;
+}
+
+/* An empty host list: our boot_aggregate on PCRs in their reset state, or
+ * the kernel's list as the prefix. */
+static int host_start(struct ima_measurements *ml)
+{
+	char busy[256];
+	int ret = check_fresh_pcr(ml);
+
+	if (!ret) {
+		ml->kernel = KERNEL_OFF;
+		ml->state = IMA_ML_CREATED;
+		return add_boot_aggregate(ml);
+	}
+	if (ret != -EBUSY)
+		return ret;
+	snprintf(busy, sizeof(busy), "%s", uevm_last_error());
+	return host_adopt(ml, busy);
+}
+
+/* After a reboot: the PCR is in its reset state, or holds exactly the
+ * kernel's list.  1 yes, 0 no (a list changed is refused, never rotated). */
+static int tpm_was_reset(struct ima_measurements *ml)
+{
+	struct pend_list p = { 0 }, k = { 0 };
+	uint8_t *kbuf = NULL;
+	size_t kgood, klen;
+	char why[96];
+	int ret;
+
+	if (!check_fresh_pcr(ml))
+		return 1;
+	if (!ml->kernel_path || read_kernel(ml->kernel_path, 0, &kbuf, &klen))
+		return 0;
+	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
+	if (!ret && k.n)
+		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why));
+	pend_free(&k);
+	free(kbuf);
+	return ret > 0;
+}
+
+/*
+ * Open a host list: take in the file as it is (checked against the TPM,
+ * as a catch-up from nothing), start it when it is empty.
+ */
+static int host_open(struct ima_measurements *ml)
+{
+	bool stale = false, rotated = false;
+	char why[512];
+	struct stat st;
+	int ret;
+
+	ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+		      0600);
+	if (ml->fd < 0)
+		return uevm_err(errno, "%s: cannot open: %s", ml->path, strerror(errno));
+	if (fstat(ml->fd, &st))
+		return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return uevm_err(EINVAL, "%s: not a regular file", ml->path);
+	ret = host_lock(ml, true);
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = host_catch_up(ml, &stale);
+		if (!ret || !stale || rotated || !ml->cfg.rotate_stale)
+			break;
+		snprintf(why, sizeof(why), "%s", uevm_last_error());
+		if (tpm_was_reset(ml) <= 0) {
+			ret = uevm_err(EBADMSG, "%s", why);
+			break;
+		}
+		ret = host_rotate(ml);
+		if (ret)
+			break;
+		rotated = true;
+		stale = false;
+	}
+	if (!ret && !ima_ml_count(ml))
+		ret = host_start(ml);
+	else if (!ret)
+		ml->state = ml->warning[0] ? IMA_ML_DROPPED : IMA_ML_RESUMED;
+	if (!ret && rotated)
+		ml->state = IMA_ML_ROTATED;
+	host_unlock(ml);
+	return ret;
+}
+
+UEVM_EXPORT int ima_ml_refresh(struct ima_measurements *ml)
+{
+	int ret;
+
+	if (!ml || !ml->shared)
+		return 0;
+	pthread_mutex_lock(&ml->lock);
+	ret = host_lock(ml, false);
+	if (!ret) {
+		ret = host_catch_up(ml, NULL);
+		host_unlock(ml);
+	}
+	pthread_mutex_unlock(&ml->lock);
+	return ret;
+}
+
 static int check_config(const struct ima_ml_config *cfg)
 {
 	if (cfg->pcr < 0 || cfg->pcr >= IMA_ML_NUM_PCRS)
@@ -912,12 +1648,25 @@ UEVM_EXPORT int ima_ml_open(const struct ima_ml_config *cfg,
 		if (ret)
 			goto fail;
 	}
-	if (ml->path) {
+	if (ml->path && ml->tpm) {
+		/* One list per host: several writers, each add under the
+		 * file's lock. */
+		ml->shared = true;
+		if (!cfg->kernel_path)
+			ml->kernel_path = dup_opt(IMA_ML_KERNEL_LIST, &ret);
+		else if (strcmp(cfg->kernel_path, "none"))
+			ml->kernel_path = dup_opt(cfg->kernel_path, &ret);
+		ml->cfg.kernel_path = ml->kernel_path;
+		if (!ret)
+			ret = host_open(ml);
+		if (ret)
+			goto fail;
+	} else if (ml->path) {
 		ret = open_list(ml);
 		if (ret)
 			goto fail;
 	}
-	if (!ima_ml_count(ml)) {
+	if (!ml->shared && !ima_ml_count(ml)) {
 		ret = ml->tpm ? check_fresh_pcr(ml) : 0;
 		if (!ret)
 			ret = add_boot_aggregate(ml);

@@ -691,6 +691,7 @@ static const char *const state_names[] = {
 	[IMA_ML_RESUMED] = "resumed",
 	[IMA_ML_DROPPED] = "resumed without unproven entries at its end",
 	[IMA_ML_ROTATED] = "the TPM was reset: old list moved to .prev, new list created",
+	[IMA_ML_ADOPTED] = "created from the kernel's list",
 };
 
 static int do_add(const struct command *cmd, int argc, char **argv)

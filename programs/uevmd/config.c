@@ -101,6 +101,8 @@ int uevmd_config_set(struct uevmd_config *c, const char *k, const char *v)
 		return strcmp(v, "none") ? set_str(&c->tcti, v) : (free(c->tcti), c->tcti = NULL, 0);
 	if (!strcmp(k, "measurement_list"))
 		return set_str(&c->measurements, v);
+	if (!strcmp(k, "kernel_measurements"))
+		return set_str(&c->kernel_ml, v);
 	if (!strcmp(k, "template"))
 		return set_str(&c->template_name, v);
 	if (!strcmp(k, "control_socket"))
@@ -285,6 +287,7 @@ void uevmd_config_free(struct uevmd_config *c)
 	free(c->hash);
 	free(c->tcti);
 	free(c->measurements);
+	free(c->kernel_ml);
 	free(c->template_name);
 	free(c->control_socket);
 	free(c->control_tree);

@@ -98,7 +98,7 @@ int uevmd_status_write(FILE *fp)
 		fprintf(fp, "measurements: %zu entries, %lu violations, %s, %s\n",
 			ima_ml_count(D->ml), ima_ml_violations(D->ml),
 			ima_ml_has_tpm(D->ml) ? "TPM" : "software PCRs",
-			D->cfg.measurements ? D->cfg.measurements : "in memory");
+			D->ml_path ? D->ml_path : "in memory");
 	fprintf(fp, "log_dropped: %llu\n", (unsigned long long)s->log_dropped);
 	return 0;
 }
@@ -190,12 +190,16 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 /* Stream a measurement list rendering into FP. */
 static int write_measurements(FILE *fp, const char *form, const char *algo_name)
 {
-	int algo = UEVM_HASH_SHA1;
+	int algo = UEVM_HASH_SHA1, ret;
 
 	if (!D->ml)
 		return -ENOENT;
 	if (algo_name && (algo = uevm_hash_algo_by_name(algo_name)) < 0)
 		return -EINVAL;
+	/* The host list as it is now (waits for an add in progress). */
+	ret = ima_ml_refresh(D->ml);
+	if (ret)
+		return ret;
 	if (!strcmp(form, "binary"))
 		return ima_ml_write_binary(D->ml, algo, fp);
 	if (!strcmp(form, "ascii"))

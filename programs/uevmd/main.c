@@ -284,6 +284,16 @@ static int setup_measurements(void)
 
 	ima_ml_config_init(&mc);
 	mc.path = D->cfg.measurements;
+	if (!mc.path && D->cfg.tcti) {
+		/* With a TPM: the host's one list, shared with uevmfs. */
+		if (mkdir("/var/lib/uevm", 0700) < 0 && errno != EEXIST)
+			ulog(LOG_WARNING, "cannot create /var/lib/uevm: %s",
+			     strerror(errno));
+		mc.path = IMA_ML_HOST_LIST;
+	} else if (mc.path && !strcmp(mc.path, "memory")) {
+		mc.path = NULL;
+	}
+	mc.kernel_path = D->cfg.kernel_ml;
 	mc.pcr = D->cfg.pcr;
 	if (D->cfg.template_name)
 		mc.template_name = D->cfg.template_name;
@@ -300,6 +310,8 @@ static int setup_measurements(void)
 	if (ima_ml_open_warning(D->ml))
 		ulog(LOG_WARNING, "warning: measurement list %s",
 		     ima_ml_open_warning(D->ml));
+	free(D->ml_path);
+	D->ml_path = mc.path ? strdup(mc.path) : NULL;
 	integrity_sys_set_measurements(D->sys, D->ml);
 	return 0;
 }
@@ -372,6 +384,7 @@ static void teardown(void)
 	tree_free();
 	if (D->ml)
 		ima_ml_close(D->ml);
+	free(D->ml_path);
 	ima_policy_free(D->policy);
 	for (size_t i = 0; i < nretired; i++)
 		ima_policy_free(retired[i]);

@@ -51,6 +51,7 @@ static const char *restart_key(const struct uevmd_config *o, const struct uevmd_
 	SAME_STR(hash, "hash");
 	SAME_STR(tcti, "tpm_tcti");
 	SAME_STR(measurements, "measurement_list");
+	SAME_STR(kernel_ml, "kernel_measurements");
 	SAME_STR(template_name, "template");
 	SAME_STR(control_socket, "control_socket");
 	SAME_STR(control_tree, "control_tree");

@@ -52,7 +52,9 @@ struct uevmd_config {
 	char *hash;		/* labelling hash algorithm */
 	/* measurement list */
 	char *tcti;		/* NULL: software PCRs */
-	char *measurements;	/* NULL: in memory only */
+	char *measurements;	/* NULL: IMA_ML_HOST_LIST with a TPM, else in
+				   memory; "memory": in memory */
+	char *kernel_ml;	/* the kernel's list to adopt; NULL default */
 	int pcr;
 	char *template_name;
 	bool ml_sync;
@@ -155,6 +157,7 @@ struct uevmd {
 	char *policy_source;
 	pthread_mutex_t policy_lock;
 	struct ima_measurements *ml;
+	char *ml_path;			/* the list's file, NULL: in memory */
 	char key_fpr[17];
 	int perm_fd, notif_fd;
 	bool fan_audit;			/* FAN_ENABLE_AUDIT accepted */

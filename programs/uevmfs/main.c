@@ -43,7 +43,7 @@ static const char default_policy_fastopen[] =
 struct opts {
 	char *source, *mountpoint;
 	char *key, *policy, *mode, *ml, *securityfs, *audit_log, *syslog_socket;
-	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs;
+	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs, *kernel_ml;
 	char *measure_path;
 	int pcr, rotate_stale;
 	int nosyslog, noauditd, integrity_audit, m32;
@@ -61,7 +61,8 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("securityfs=%s", securityfs), OPT("audit_log=%s", audit_log),
 	OPT("syslog_socket=%s", syslog_socket), OPT("nosyslog", nosyslog),
 	OPT("noauditd", noauditd), OPT("integrity_audit", integrity_audit),
-	OPT("tcti=%s", tcti), OPT("pcr=%d", pcr), OPT("template=%s", template_name),
+	OPT("tcti=%s", tcti), OPT("kernel_ml=%s", kernel_ml), OPT("pcr=%d", pcr),
+	OPT("template=%s", template_name),
 	{ "rotate_stale", offsetof(struct opts, rotate_stale), 1 },
 	{ "norotate_stale", offsetof(struct opts, rotate_stale), 0 },
 	OPT("hash=%s", hash), OPT("uuid=%s", uuid), OPT("m32", m32),
@@ -92,10 +93,14 @@ static void usage(FILE *fp)
 "  policy=POLICY       a policy file (a path with '/'), a built-in name\n"
 "                      (tcb, appraise_tcb, ...), 'default' or 'none'\n"
 "  ml=PATH             measurement list file ('memory': not kept; 'none': no\n"
-"                      measurements); default " DEFAULT_ML_DIR "/<mountpoint>.ml\n"
+"                      measurements); default " DEFAULT_ML_DIR "/<mountpoint>.ml,\n"
+"                      with tcti= the host list " IMA_ML_HOST_LIST "\n"
 "  tcti=TCTI pcr=N template=NAME   the list's TPM, PCR and template; a TCTI's\n"
 "                      own commas before host=, port=, bus_name=, bus_type=\n"
 "                      need no escape (tcti=swtpm:host=H,port=P); others: \\,\n"
+"  kernel_ml=PATH      the kernel's binary list, adopted as the prefix of a new\n"
+"                      list with tcti= (default " IMA_ML_KERNEL_LIST ",\n"
+"                      'none')\n"
 "  norotate_stale      refuse a list of a previous boot (the TPM was reset)\n"
 "                      instead of moving it to FILE.prev and starting anew\n"
 "  measure_path=mount|source   the path names measured and audited: as the\n"
@@ -143,7 +148,7 @@ static void opts_free(struct opts *o)
 		&o->source, &o->mountpoint, &o->key, &o->policy, &o->mode, &o->ml,
 		&o->securityfs, &o->audit_log, &o->syslog_socket, &o->tcti,
 		&o->template_name, &o->hash, &o->uuid, &o->evm, &o->evm_xattrs,
-		&o->measure_path,
+		&o->measure_path, &o->kernel_ml,
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -350,7 +355,16 @@ static int open_ml(const struct opts *o, struct ima_measurements **out)
 	if (o->ml && !strcmp(o->ml, "none"))
 		return 0;
 	ima_ml_config_init(&c);
-	if (!o->ml) {
+	if (!o->ml && o->tcti) {
+		/* With a TPM: the host's one list, shared with uevmd and the
+		 * other mounts (its PCR holds one list's replay). */
+		if (mkdir("/var/lib/uevm", 0700) < 0 && errno != EEXIST) {
+			fprintf(stderr, "uevmfs: cannot create /var/lib/uevm: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		c.path = IMA_ML_HOST_LIST;
+	} else if (!o->ml) {
 		path = default_ml_path(ufs.mountpoint);
 		if (!path) {
 			fprintf(stderr, "uevmfs: cannot create %s: %s\n", DEFAULT_ML_DIR,
@@ -368,6 +382,7 @@ static int open_ml(const struct opts *o, struct ima_measurements **out)
 	if (o->tcti)
 		c.tcti = o->tcti;
 	c.rotate_stale = o->rotate_stale;
+	c.kernel_path = o->kernel_ml;
 	c.evm_ctx = integrity_sys_ctx(ufs.sys);	/* its key MACs the list */
 	ret = ima_ml_open(&c, out);
 	if (ret)
