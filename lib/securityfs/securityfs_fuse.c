@@ -11,13 +11,13 @@
 #include <fuse_lowlevel.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "securityfs_private.h"
@@ -28,8 +28,8 @@ struct sfs_mount {
 	struct fuse_session *se;
 	pthread_t thread;
 	bool thread_started;
+	int wake[2];		/* a byte here stops the serving thread */
 	char *mountpoint;
-	dev_t dev;		/* the mount's device: its fusectl connection */
 	struct timespec mounted;
 };
 
@@ -288,15 +288,46 @@ static const struct fuse_lowlevel_ops sfs_ops = {
 	.statfs = sfs_statfs,
 };
 
+/*
+ * fuse_session_loop, but also stopped by a byte on m->wake: a tree that a
+ * reader keeps open (an attestation agent does) is only detached by the
+ * unmount, so its connection lives on and nothing else would end the
+ * thread's read.  Its end closes the connection: the reader's next
+ * request fails with ENOTCONN.
+ */
 static void *serve(void *arg)
 {
 	struct sfs_mount *m = arg;
+	struct fuse_buf fbuf = { .mem = NULL };
 	sigset_t all;
 
 	/* Signals are for the front-end's threads, not this one. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	fuse_session_loop(m->se);
+	while (!fuse_session_exited(m->se)) {
+		struct pollfd p[2] = {
+			{ .fd = fuse_session_fd(m->se), .events = POLLIN },
+			{ .fd = m->wake[0], .events = POLLIN },
+		};
+		int res;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents || (p[0].revents & (POLLERR | POLLHUP)))
+			break;	/* stopped, or unmounted */
+		if (!(p[0].revents & POLLIN))
+			continue;
+		res = fuse_session_receive_buf(m->se, &fbuf);
+		if (res == -EINTR || res == -EAGAIN)
+			continue;
+		if (res <= 0)
+			break;
+		fuse_session_process_buf(m->se, &fbuf);
+	}
+	free(fbuf.mem);
 	return NULL;
 }
 
@@ -329,6 +360,10 @@ static void mount_free(struct sfs_mount *m)
 		return;
 	if (m->se)
 		fuse_session_destroy(m->se);
+	if (m->wake[0] >= 0) {
+		close(m->wake[0]);
+		close(m->wake[1]);
+	}
 	free(m->mountpoint);
 	free(m);
 }
@@ -338,7 +373,6 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct sfs_mount *m;
-	struct stat st;
 	char *opts = NULL;
 	int ret;
 
@@ -352,6 +386,11 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 	if (!m)
 		return uevm_err(ENOMEM, "out of memory");
 	m->sfs = sfs;
+	if (pipe2(m->wake, O_CLOEXEC) < 0) {
+		m->wake[0] = m->wake[1] = -1;
+		ret = uevm_err(errno, "cannot make a pipe: %m");
+		goto fail;
+	}
 	m->mountpoint = realpath(mountpoint, NULL);
 	if (!m->mountpoint) {
 		ret = uevm_err(errno, "%s: %m", mountpoint);
@@ -388,10 +427,6 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 		goto fail;
 	}
 	m->thread_started = true;
-	/* Answered by the thread just started: the mount's device, whose
-	 * fusectl entry can abort the connection if unmounting is stuck. */
-	if (stat(m->mountpoint, &st) == 0)
-		m->dev = st.st_dev;
 	sfs->mount = m;
 	sfs->mount_destroy = sfs_mount_destroy;
 	fuse_opt_free_args(&args);
@@ -404,24 +439,6 @@ fail:
 	return ret;
 }
 
-/* Make the serving thread's read fail: the connection is aborted. */
-static void abort_connection(dev_t dev)
-{
-	char path[80];
-	int fd;
-
-	if (!dev)
-		return;
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) < 0) {
-			/* nothing more to try: the join below waits */
-		}
-		close(fd);
-	}
-}
-
 static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 {
 	struct sfs_mount *m = sfs->mount;
@@ -431,11 +448,12 @@ static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 	sfs->mount = NULL;
 	sfs->mount_destroy = NULL;
 	fuse_session_exit(m->se);
-	/* A plain unmount ends the connection; a busy tree is detached and
-	 * its connection aborted, which ends the open files' requests too. */
-	if (umount2(m->mountpoint, 0) < 0) {
+	/* Busy (a reader holds a file open): detached; the thread is stopped
+	 * below and the connection closed with the session. */
+	if (umount2(m->mountpoint, 0) < 0)
 		umount2(m->mountpoint, MNT_DETACH);
-		abort_connection(m->dev);
+	if (write(m->wake[1], "", 1) < 0) {
+		/* cannot happen (an empty pipe of our own); the join tells */
 	}
 	if (m->thread_started)
 		pthread_join(m->thread, NULL);
