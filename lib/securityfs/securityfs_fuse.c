@@ -11,6 +11,7 @@
 #include <fuse_lowlevel.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -354,6 +355,34 @@ static int mkdir_p(const char *path)
 
 static void sfs_mount_destroy(struct uevm_securityfs *sfs);
 
+/* PATH is where a control tree is mounted. */
+static bool is_tree_mount(const char *path)
+{
+	FILE *fp = setmntent("/proc/self/mounts", "r");
+	struct mntent *me;
+	bool found = false;
+
+	if (!fp)
+		return false;
+	while (!found && (me = getmntent(fp)))
+		found = !strcmp(me->mnt_dir, path) &&
+			!strcmp(me->mnt_type, "fuse.uevm-securityfs");
+	endmntent(fp);
+	return found;
+}
+
+/* A tree left mounted by a front-end that was killed: its connection is
+ * gone (ENOTCONN) and nothing can be mounted over it.  Detached, so that
+ * the restarted front-end serves the tree again. */
+static void detach_dead_tree(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 || errno != ENOTCONN || !is_tree_mount(path))
+		return;
+	umount2(path, MNT_DETACH);
+}
+
 static void mount_free(struct sfs_mount *m)
 {
 	if (!m)
@@ -396,6 +425,7 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 		ret = uevm_err(errno, "%s: %m", mountpoint);
 		goto fail;
 	}
+	detach_dead_tree(m->mountpoint);
 	clock_gettime(CLOCK_REALTIME, &m->mounted);
 	if (asprintf(&opts, "allow_other,default_permissions,fsname=uevm-securityfs,"
 		     "subtype=uevm-securityfs%s%s", options ? "," : "",

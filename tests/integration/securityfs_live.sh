@@ -13,8 +13,9 @@
 #  - the Keylime agent's requests ("the list from entry N on", answered
 #    from offsets it remembers, rust-keylime's MeasurementList::read) give
 #    exactly the new entries, and nothing when none came;
-#  - after the front-end restarts, the old descriptor fails with ENOTCONN
-#    and a reopen reads the resumed list.
+#  - after the front-end restarts (stopped, or killed: then its dead tree
+#    is replaced), the old descriptor fails with ENOTCONN and a reopen
+#    reads the resumed list.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
@@ -159,6 +160,15 @@ after_restart() {
 	stop_reader
 }
 
+# hold NAME TREE: a new reader holds the ASCII list and the count open.
+hold() {
+	start_reader
+	req open ascii_runtime_measurements "$2/ima/ascii_runtime_measurements"
+	req open runtime_measurements_count "$2/ima/runtime_measurements_count"
+	req read ascii_runtime_measurements 0 "$T/before-restart"
+	check "$1: a new reader holds the list" test "$ANS" != "" -a "${ANS%% *}" = ok
+}
+
 # ---- uevmfs -----------------------------------------------------------------------------
 KEY=$T/key
 make_key "$KEY"
@@ -183,6 +193,15 @@ ufs_umount "$M"
 check "uevmfs: the control tree is gone with it (a reader held it open)" tree_gone "$UC"
 ufs_mount "$S" "$M" "$UFS_OPTS" || exit 1
 after_restart uevmfs "$UC"
+# Killed: the tree's mount is left with its connection gone; the next
+# uevmfs mounts a new one there (the main mount is undone by hand, as an
+# administrator or systemd does after a crash).
+hold uevmfs "$UC"
+kill -9 "$UFS_PID"
+wait "$UFS_PID" 2>/dev/null
+fusermount3 -u -z "$M"
+ufs_mount "$S" "$M" "$UFS_OPTS" || exit 1
+after_restart "uevmfs killed and" "$UC"
 ufs_umount "$M"
 
 # ---- uevmd ------------------------------------------------------------------------------
@@ -209,4 +228,11 @@ stop_uevmd
 check "uevmd: the control tree is gone with it (a reader held it open)" tree_gone "$DC"
 start_uevmd || { fail "uevmd restarts"; exit 1; }
 after_restart uevmd "$DC"
+hold uevmd "$DC"
+kill -9 "$UEVMD_PID"
+wait "$UEVMD_PID" 2>/dev/null
+UEVMD_PID=
+start_uevmd || { fail "uevmd starts again after SIGKILL, its dead tree left mounted"; exit 1; }
+pass "uevmd starts again after SIGKILL, its dead tree left mounted"
+after_restart "uevmd killed and" "$DC"
 stop_uevmd
