@@ -24,8 +24,17 @@
 #include "securityfs_private.h"
 #include "securityfs_fuse.h"
 
+/* An open file, on the mount's list (touched by the serving thread only). */
+struct sfs_open_file {
+	struct uevm_securityfs_file *f;
+	struct sfs_open_file *prev, *next;
+};
+
 struct sfs_mount {
 	struct uevm_securityfs *sfs;
+	/* Released by the kernel's RELEASE, or at the end when the connection
+	 * ended first (a reader still held them). */
+	struct sfs_open_file *files;
 	struct fuse_session *se;
 	pthread_t thread;
 	bool thread_started;
@@ -197,25 +206,51 @@ static void sfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 static void sfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct sfs_mount *m = mount_of(req);
-	struct uevm_securityfs_file *f;
+	struct sfs_open_file *of = calloc(1, sizeof(*of));
 	struct integrity_cred cred;
 	int ret;
 
+	if (!of) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	req_cred(req, &cred);
-	ret = uevm_securityfs_open(m->sfs, id_of(ino), &cred, fi->flags, &f);
+	ret = uevm_securityfs_open(m->sfs, id_of(ino), &cred, fi->flags, &of->f);
 	if (ret) {
+		free(of);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fi->fh = (uint64_t)(uintptr_t)f;
+	of->next = m->files;
+	if (m->files)
+		m->files->prev = of;
+	m->files = of;
+	fi->fh = (uint64_t)(uintptr_t)of;
 	fi->direct_io = 1;	/* sizes are 0: never read through the cache */
 	fi->keep_cache = 0;
 	fuse_reply_open(req, fi);
 }
 
+static struct sfs_open_file *open_file_of(struct fuse_file_info *fi)
+{
+	return (struct sfs_open_file *)(uintptr_t)fi->fh;
+}
+
 static struct uevm_securityfs_file *file_of(struct fuse_file_info *fi)
 {
-	return (struct uevm_securityfs_file *)(uintptr_t)fi->fh;
+	return open_file_of(fi)->f;
+}
+
+static void close_file(struct sfs_mount *m, struct sfs_open_file *of)
+{
+	if (of->prev)
+		of->prev->next = of->next;
+	else
+		m->files = of->next;
+	if (of->next)
+		of->next->prev = of->prev;
+	uevm_securityfs_file_release(of->f);
+	free(of);
 }
 
 static void sfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -259,7 +294,7 @@ static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void sfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	uevm_securityfs_file_release(file_of(fi));
+	close_file(mount_of(req), open_file_of(fi));
 	fuse_reply_err(req, 0);
 }
 
@@ -488,6 +523,8 @@ static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 	if (m->thread_started)
 		pthread_join(m->thread, NULL);
 	fuse_session_unmount(m->se);
+	while (m->files)
+		close_file(m, m->files);
 	mount_free(m);
 }
 
