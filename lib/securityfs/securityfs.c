@@ -319,8 +319,9 @@ static int show_policy(struct uevm_securityfs_file *f, FILE *fp)
  * read; the counts are formatted anew at each read.
  */
 
-/* The list as it is now: every read of a measurement file asks here, once,
- * before it looks at the list. */
+/* The list as it is now: every read of a measurement file that needs more
+ * than it rendered asks here, once, before it looks at the list (the place
+ * to catch up with entries other processes appended to a shared list). */
 static struct ima_measurements *current_list(struct uevm_securityfs_file *f)
 {
 	return integrity_sys_measurements(f->sfs->sys);
