@@ -339,6 +339,19 @@ int ima_ml_for_each(struct ima_measurements *ml,
 		    int (*fn)(const struct ima_template_entry *e, void *arg),
 		    void *arg);
 
+/* A reader's place in the list, e.g. an open measurement file's: the
+ * entries before it were visited.  Zeroed: the start.  The list is
+ * append-only, so a cursor stays valid as long as the list. */
+struct ima_ml_cursor {
+	const void *last;	/* the last entry visited (the list's own) */
+	size_t count;		/* entries visited */
+};
+/* ima_ml_for_each from C on: each entry after C up to the list's end as
+ * it is now, C moved past every entry FN returned 0 for. */
+int ima_ml_for_each_from(struct ima_measurements *ml, struct ima_ml_cursor *c,
+			 int (*fn)(const struct ima_template_entry *e, void *arg),
+			 void *arg);
+
 /* binary_runtime_measurements / ascii_runtime_measurements (ALGO sha1), or
  * their _ALGO variants with bank ALGO's template digests. */
 int ima_ml_write_binary(struct ima_measurements *ml, int algo, FILE *fp);

@@ -415,21 +415,40 @@ UEVM_EXPORT const char *ima_ml_open_warning(const struct ima_measurements *ml)
 	return ml->warning[0] ? ml->warning : NULL;
 }
 
-UEVM_EXPORT int ima_ml_for_each(struct ima_measurements *ml,
-				int (*fn)(const struct ima_template_entry *e, void *arg),
-				void *arg)
+UEVM_EXPORT int ima_ml_for_each_from(struct ima_measurements *ml,
+				     struct ima_ml_cursor *c,
+				     int (*fn)(const struct ima_template_entry *e,
+					       void *arg),
+				     void *arg)
 {
+	/* The count first: entries are linked before they are counted. */
 	size_t n = atomic_load_explicit(&ml->count, memory_order_acquire);
-	struct ima_queue_entry *qe = atomic_load_explicit(&ml->head, memory_order_acquire);
+	struct ima_queue_entry *qe;
 
-	for (size_t i = 0; i < n && qe; i++) {
+	if (c->last)
+		qe = atomic_load_explicit(&((struct ima_queue_entry *)c->last)->later,
+					  memory_order_acquire);
+	else
+		qe = atomic_load_explicit(&ml->head, memory_order_acquire);
+	while (c->count < n && qe) {
 		int ret = fn(qe->entry, arg);
 
 		if (ret)
 			return ret;
+		c->last = qe;
+		c->count++;
 		qe = atomic_load_explicit(&qe->later, memory_order_acquire);
 	}
 	return 0;
+}
+
+UEVM_EXPORT int ima_ml_for_each(struct ima_measurements *ml,
+				int (*fn)(const struct ima_template_entry *e, void *arg),
+				void *arg)
+{
+	struct ima_ml_cursor c = { NULL, 0 };
+
+	return ima_ml_for_each_from(ml, &c, fn, arg);
 }
 
 UEVM_EXPORT int ima_ml_pcr_read(struct ima_measurements *ml, int pcr, int algo,

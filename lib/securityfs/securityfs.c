@@ -65,8 +65,14 @@ struct uevm_securityfs_file {
 	int id;
 	int accmode;
 	struct integrity_cred cred;
-	char *data;		/* read snapshot */
-	size_t len;
+	/* What reads return: rendered at open, or for the measurement files
+	 * brought up to date by the reads (list_extend, value_render). */
+	pthread_mutex_t lock;
+	char *data;
+	size_t len, cap;
+	/* The lists: the list rendered in DATA and the entry it stopped at. */
+	struct ima_measurements *ml;
+	struct ima_ml_cursor cur;
 	/* ima/policy write session */
 	bool writer;
 	bool invalid;
@@ -276,6 +282,7 @@ static int snapshot(struct uevm_securityfs_file *f,
 	ret = fn(f, fp);
 	if (fclose(fp) != 0 && !ret)
 		ret = uevm_err(ENOMEM, "out of memory");
+	f->cap = f->len;
 	return ret;
 }
 
@@ -302,34 +309,146 @@ static int show_policy(struct uevm_securityfs_file *f, FILE *fp)
 	return p ? ima_policy_write(p, fp) : 0;
 }
 
-static int show_ascii(struct uevm_securityfs_file *f, FILE *fp)
-{
-	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+/* ---- the measurement files: live, as the kernel's seq_file ---------------------- */
 
-	return ml ? ima_ml_write_ascii(ml, nodes[f->id].algo, fp) : 0;
+/*
+ * The lists are append-only, so the rendering of a prefix never changes:
+ * an open file keeps what it rendered and the entry it stopped at, and a
+ * read that reaches past the end renders only the entries added since.
+ * A read at offset N returns the bytes at N of the list as it is at the
+ * read; the counts are formatted anew at each read.
+ */
+
+/* The list as it is now: every read of a measurement file that needs more
+ * than it rendered asks here, once, before it looks at the list (the place
+ * to catch up with entries other processes appended to a shared list). */
+static struct ima_measurements *current_list(struct uevm_securityfs_file *f)
+{
+	return integrity_sys_measurements(f->sfs->sys);
 }
 
-static int show_binary(struct uevm_securityfs_file *f, FILE *fp)
+/* Room for LEN more bytes in F->data. */
+static int data_reserve(struct uevm_securityfs_file *f, size_t len)
 {
-	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+	size_t cap = f->cap ? f->cap : 4096;
+	char *nd;
 
-	return ml ? ima_ml_write_binary(ml, nodes[f->id].algo, fp) : 0;
-}
-
-static int show_count(struct uevm_securityfs_file *f, FILE *fp)
-{
-	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
-
-	fprintf(fp, "%zu\n", ml ? ima_ml_count(ml) : (size_t)0);
+	if (f->len + len <= f->cap)
+		return 0;
+	while (cap < f->len + len)
+		cap *= 2;
+	nd = realloc(f->data, cap);
+	if (!nd)
+		return uevm_err(ENOMEM, "out of memory");
+	f->data = nd;
+	f->cap = cap;
 	return 0;
 }
 
-static int show_violations(struct uevm_securityfs_file *f, FILE *fp)
-{
-	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+struct render_args {
+	FILE *fp;
+	int algo;
+	bool ascii;
+	long done;	/* bytes of the entries rendered whole */
+};
 
-	fprintf(fp, "%lu\n", ml ? ima_ml_violations(ml) : 0UL);
+static int render_entry(const struct ima_template_entry *e, void *arg)
+{
+	struct render_args *r = arg;
+	int ret = r->ascii ? ima_entry_write_ascii(e, r->algo, r->fp)
+			   : ima_entry_write_binary(e, r->algo, r->fp);
+
+	if (!ret)
+		r->done = ftell(r->fp);
+	return ret;
+}
+
+/* Append the entries added since F's last read to its rendering. */
+static int list_extend(struct uevm_securityfs_file *f)
+{
+	struct ima_measurements *ml = current_list(f);
+	struct render_args r = { NULL, nodes[f->id].algo, nodes[f->id].kind == K_ASCII, 0 };
+	struct ima_ml_cursor cur;
+	char *buf = NULL;
+	size_t blen = 0;
+	int ret;
+
+	/* Another list (or fewer entries: not ours): start over. */
+	if (ml != f->ml || (ml && ima_ml_count(ml) < f->cur.count)) {
+		f->ml = ml;
+		f->len = 0;
+		memset(&f->cur, 0, sizeof(f->cur));
+	}
+	if (!ml || ima_ml_count(ml) == f->cur.count)
+		return 0;
+	r.fp = open_memstream(&buf, &blen);
+	if (!r.fp)
+		return uevm_err(ENOMEM, "out of memory");
+	cur = f->cur;
+	ret = ima_ml_for_each_from(ml, &cur, render_entry, &r);
+	if (fclose(r.fp) != 0) {
+		free(buf);
+		return uevm_err(ENOMEM, "out of memory");
+	}
+	/* Keep the entries rendered whole, up to a failing one. */
+	if (r.done > 0 && !f->len) {
+		free(f->data);
+		f->data = buf;
+		f->len = (size_t)r.done;
+		f->cap = blen;
+		buf = NULL;
+	} else if (r.done > 0) {
+		int err = data_reserve(f, (size_t)r.done);
+
+		if (err) {
+			free(buf);
+			return err;
+		}
+		memcpy(f->data + f->len, buf, (size_t)r.done);
+		f->len += (size_t)r.done;
+	}
+	free(buf);
+	f->cur = cur;
+	return ret;
+}
+
+/* runtime_measurements_count and violations: the value now. */
+static int value_render(struct uevm_securityfs_file *f)
+{
+	struct ima_measurements *ml = current_list(f);
+	unsigned long v = 0;
+	char tmp[32];
+	int n, ret;
+
+	if (ml)
+		v = nodes[f->id].kind == K_COUNT ? (unsigned long)ima_ml_count(ml)
+						 : ima_ml_violations(ml);
+	n = snprintf(tmp, sizeof(tmp), "%lu\n", v);
+	f->len = 0;
+	ret = data_reserve(f, (size_t)n);
+	if (ret)
+		return ret;
+	memcpy(f->data, tmp, (size_t)n);
+	f->len = (size_t)n;
 	return 0;
+}
+
+/* Bring F's rendering up to date for a read of SIZE bytes at OFF. */
+static int file_update(struct uevm_securityfs_file *f, size_t size, off_t off)
+{
+	switch (nodes[f->id].kind) {
+	case K_ASCII:
+	case K_BINARY:
+		/* A read within what is rendered needs nothing new. */
+		if ((size_t)off <= f->len && size <= f->len - (size_t)off)
+			return 0;
+		return list_extend(f);
+	case K_COUNT:
+	case K_VIOLATIONS:
+		return value_render(f);
+	default:
+		return 0;	/* rendered at open */
+	}
 }
 
 /* The kernel's ima_open_policy, plus "loaded once". */
@@ -397,13 +516,9 @@ UEVM_EXPORT int uevm_securityfs_open(struct uevm_securityfs *sfs, int id,
 	case K_BINARY:
 	case K_COUNT:
 	case K_VIOLATIONS:
-		if (accmode != O_RDONLY) {
+		/* Rendered by the reads. */
+		if (accmode != O_RDONLY)
 			ret = uevm_err(EACCES, "%s is read-only", in.name);
-			break;
-		}
-		ret = snapshot(f, nodes[id].kind == K_ASCII ? show_ascii :
-				  nodes[id].kind == K_BINARY ? show_binary :
-				  nodes[id].kind == K_COUNT ? show_count : show_violations);
 		break;
 	default:
 		ret = uevm_err(EINVAL, "not a file");
@@ -413,6 +528,7 @@ UEVM_EXPORT int uevm_securityfs_open(struct uevm_securityfs *sfs, int id,
 		free(f);
 		return ret;
 	}
+	pthread_mutex_init(&f->lock, NULL);
 	*out = f;
 	return 0;
 }
@@ -420,16 +536,25 @@ UEVM_EXPORT int uevm_securityfs_open(struct uevm_securityfs *sfs, int id,
 UEVM_EXPORT ssize_t uevm_securityfs_file_read(struct uevm_securityfs_file *f,
 					      void *buf, size_t size, off_t off)
 {
+	int ret;
+
 	if (f->accmode == O_WRONLY)
 		return uevm_err(EBADF, "not open for reading");
 	if (off < 0)
 		return uevm_err(EINVAL, "negative offset");
+	pthread_mutex_lock(&f->lock);
+	ret = file_update(f, size, off);
+	if (ret) {
+		pthread_mutex_unlock(&f->lock);
+		return ret;
+	}
 	if ((size_t)off >= f->len)
-		return 0;
-	if (size > f->len - (size_t)off)
+		size = 0;
+	else if (size > f->len - (size_t)off)
 		size = f->len - (size_t)off;
 	if (size)
 		memcpy(buf, f->data + off, size);
+	pthread_mutex_unlock(&f->lock);
 	return (ssize_t)size;
 }
 
@@ -619,6 +744,7 @@ UEVM_EXPORT void uevm_securityfs_file_release(struct uevm_securityfs_file *f)
 		f->flushed = true;
 		commit_policy(f);	/* an empty session: refused, audited */
 	}
+	pthread_mutex_destroy(&f->lock);
 	free(f->data);
 	free(f->wbuf);
 	free(f);
@@ -638,6 +764,11 @@ UEVM_EXPORT int uevm_securityfs_read(struct uevm_securityfs *sfs, const char *pa
 	ret = uevm_securityfs_open(sfs, id, cred, O_RDONLY, &f);
 	if (ret)
 		return ret;
+	ret = file_update(f, SIZE_MAX, 0);
+	if (ret) {
+		uevm_securityfs_file_release(f);
+		return ret;
+	}
 	*out = malloc(f->len + 1);
 	if (!*out) {
 		uevm_securityfs_file_release(f);

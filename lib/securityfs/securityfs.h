@@ -87,7 +87,11 @@ int uevm_securityfs_next(struct uevm_securityfs *sfs, int dir, int prev);
  * node's mode is checked against CRED (CAP_DAC_OVERRIDE passes), then the
  * kernel's own rules: ima/policy is read with CAP_SYS_ADMIN, written by
  * one opener at a time (-EBUSY) and only until a policy was loaded.
- * Reads see a snapshot taken at open, as a seq_file does.
+ * The measurement files read as the kernel's seq_file: a read at offset N
+ * returns the bytes at N of the list (or count) as it is at that read, so
+ * entries appended after the open appear on the same open file, and a
+ * read at the end returns 0 until more are added.  The other files are
+ * read as they were at the open.
  */
 int uevm_securityfs_open(struct uevm_securityfs *sfs, int id,
 			 const struct integrity_cred *cred, int flags,

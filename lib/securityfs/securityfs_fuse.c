@@ -11,25 +11,35 @@
 #include <fuse_lowlevel.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "securityfs_private.h"
 #include "securityfs_fuse.h"
 
+/* An open file, on the mount's list (touched by the serving thread only). */
+struct sfs_open_file {
+	struct uevm_securityfs_file *f;
+	struct sfs_open_file *prev, *next;
+};
+
 struct sfs_mount {
 	struct uevm_securityfs *sfs;
+	/* Released by the kernel's RELEASE, or at the end when the connection
+	 * ended first (a reader still held them). */
+	struct sfs_open_file *files;
 	struct fuse_session *se;
 	pthread_t thread;
 	bool thread_started;
+	int wake[2];		/* a byte here stops the serving thread */
 	char *mountpoint;
-	dev_t dev;		/* the mount's device: its fusectl connection */
 	struct timespec mounted;
 };
 
@@ -196,25 +206,51 @@ static void sfs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 static void sfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct sfs_mount *m = mount_of(req);
-	struct uevm_securityfs_file *f;
+	struct sfs_open_file *of = calloc(1, sizeof(*of));
 	struct integrity_cred cred;
 	int ret;
 
+	if (!of) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
 	req_cred(req, &cred);
-	ret = uevm_securityfs_open(m->sfs, id_of(ino), &cred, fi->flags, &f);
+	ret = uevm_securityfs_open(m->sfs, id_of(ino), &cred, fi->flags, &of->f);
 	if (ret) {
+		free(of);
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fi->fh = (uint64_t)(uintptr_t)f;
+	of->next = m->files;
+	if (m->files)
+		m->files->prev = of;
+	m->files = of;
+	fi->fh = (uint64_t)(uintptr_t)of;
 	fi->direct_io = 1;	/* sizes are 0: never read through the cache */
 	fi->keep_cache = 0;
 	fuse_reply_open(req, fi);
 }
 
+static struct sfs_open_file *open_file_of(struct fuse_file_info *fi)
+{
+	return (struct sfs_open_file *)(uintptr_t)fi->fh;
+}
+
 static struct uevm_securityfs_file *file_of(struct fuse_file_info *fi)
 {
-	return (struct uevm_securityfs_file *)(uintptr_t)fi->fh;
+	return open_file_of(fi)->f;
+}
+
+static void close_file(struct sfs_mount *m, struct sfs_open_file *of)
+{
+	if (of->prev)
+		of->prev->next = of->next;
+	else
+		m->files = of->next;
+	if (of->next)
+		of->next->prev = of->prev;
+	uevm_securityfs_file_release(of->f);
+	free(of);
 }
 
 static void sfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -258,7 +294,7 @@ static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void sfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	uevm_securityfs_file_release(file_of(fi));
+	close_file(mount_of(req), open_file_of(fi));
 	fuse_reply_err(req, 0);
 }
 
@@ -288,15 +324,46 @@ static const struct fuse_lowlevel_ops sfs_ops = {
 	.statfs = sfs_statfs,
 };
 
+/*
+ * fuse_session_loop, but also stopped by a byte on m->wake: a tree that a
+ * reader keeps open (an attestation agent does) is only detached by the
+ * unmount, so its connection lives on and nothing else would end the
+ * thread's read.  Its end closes the connection: the reader's next
+ * request fails with ENOTCONN.
+ */
 static void *serve(void *arg)
 {
 	struct sfs_mount *m = arg;
+	struct fuse_buf fbuf = { .mem = NULL };
 	sigset_t all;
 
 	/* Signals are for the front-end's threads, not this one. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	fuse_session_loop(m->se);
+	while (!fuse_session_exited(m->se)) {
+		struct pollfd p[2] = {
+			{ .fd = fuse_session_fd(m->se), .events = POLLIN },
+			{ .fd = m->wake[0], .events = POLLIN },
+		};
+		int res;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (p[1].revents || (p[0].revents & (POLLERR | POLLHUP)))
+			break;	/* stopped, or unmounted */
+		if (!(p[0].revents & POLLIN))
+			continue;
+		res = fuse_session_receive_buf(m->se, &fbuf);
+		if (res == -EINTR || res == -EAGAIN)
+			continue;
+		if (res <= 0)
+			break;
+		fuse_session_process_buf(m->se, &fbuf);
+	}
+	free(fbuf.mem);
 	return NULL;
 }
 
@@ -323,12 +390,44 @@ static int mkdir_p(const char *path)
 
 static void sfs_mount_destroy(struct uevm_securityfs *sfs);
 
+/* PATH is where a control tree is mounted. */
+static bool is_tree_mount(const char *path)
+{
+	FILE *fp = setmntent("/proc/self/mounts", "r");
+	struct mntent *me;
+	bool found = false;
+
+	if (!fp)
+		return false;
+	while (!found && (me = getmntent(fp)))
+		found = !strcmp(me->mnt_dir, path) &&
+			!strcmp(me->mnt_type, "fuse.uevm-securityfs");
+	endmntent(fp);
+	return found;
+}
+
+/* A tree left mounted by a front-end that was killed: its connection is
+ * gone (ENOTCONN) and nothing can be mounted over it.  Detached, so that
+ * the restarted front-end serves the tree again. */
+static void detach_dead_tree(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 || errno != ENOTCONN || !is_tree_mount(path))
+		return;
+	umount2(path, MNT_DETACH);
+}
+
 static void mount_free(struct sfs_mount *m)
 {
 	if (!m)
 		return;
 	if (m->se)
 		fuse_session_destroy(m->se);
+	if (m->wake[0] >= 0) {
+		close(m->wake[0]);
+		close(m->wake[1]);
+	}
 	free(m->mountpoint);
 	free(m);
 }
@@ -338,7 +437,6 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct sfs_mount *m;
-	struct stat st;
 	char *opts = NULL;
 	int ret;
 
@@ -352,11 +450,17 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 	if (!m)
 		return uevm_err(ENOMEM, "out of memory");
 	m->sfs = sfs;
+	if (pipe2(m->wake, O_CLOEXEC) < 0) {
+		m->wake[0] = m->wake[1] = -1;
+		ret = uevm_err(errno, "cannot make a pipe: %m");
+		goto fail;
+	}
 	m->mountpoint = realpath(mountpoint, NULL);
 	if (!m->mountpoint) {
 		ret = uevm_err(errno, "%s: %m", mountpoint);
 		goto fail;
 	}
+	detach_dead_tree(m->mountpoint);
 	clock_gettime(CLOCK_REALTIME, &m->mounted);
 	if (asprintf(&opts, "allow_other,default_permissions,fsname=uevm-securityfs,"
 		     "subtype=uevm-securityfs%s%s", options ? "," : "",
@@ -388,10 +492,6 @@ int uevm_securityfs_mount(struct uevm_securityfs *sfs, const char *mountpoint,
 		goto fail;
 	}
 	m->thread_started = true;
-	/* Answered by the thread just started: the mount's device, whose
-	 * fusectl entry can abort the connection if unmounting is stuck. */
-	if (stat(m->mountpoint, &st) == 0)
-		m->dev = st.st_dev;
 	sfs->mount = m;
 	sfs->mount_destroy = sfs_mount_destroy;
 	fuse_opt_free_args(&args);
@@ -404,24 +504,6 @@ fail:
 	return ret;
 }
 
-/* Make the serving thread's read fail: the connection is aborted. */
-static void abort_connection(dev_t dev)
-{
-	char path[80];
-	int fd;
-
-	if (!dev)
-		return;
-	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(dev));
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) < 0) {
-			/* nothing more to try: the join below waits */
-		}
-		close(fd);
-	}
-}
-
 static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 {
 	struct sfs_mount *m = sfs->mount;
@@ -431,15 +513,18 @@ static void sfs_mount_destroy(struct uevm_securityfs *sfs)
 	sfs->mount = NULL;
 	sfs->mount_destroy = NULL;
 	fuse_session_exit(m->se);
-	/* A plain unmount ends the connection; a busy tree is detached and
-	 * its connection aborted, which ends the open files' requests too. */
-	if (umount2(m->mountpoint, 0) < 0) {
+	/* Busy (a reader holds a file open): detached; the thread is stopped
+	 * below and the connection closed with the session. */
+	if (umount2(m->mountpoint, 0) < 0)
 		umount2(m->mountpoint, MNT_DETACH);
-		abort_connection(m->dev);
+	if (write(m->wake[1], "", 1) < 0) {
+		/* cannot happen (an empty pipe of our own); the join tells */
 	}
 	if (m->thread_started)
 		pthread_join(m->thread, NULL);
 	fuse_session_unmount(m->se);
+	while (m->files)
+		close_file(m, m->files);
 	mount_free(m);
 }
 

@@ -208,12 +208,86 @@ static void test_measurements(struct ima_measurements *ml)
 	CHECK("lists: not writable",
 	      uevm_securityfs_open(sfs, uevm_securityfs_resolve(sfs, "ima/violations"),
 				   &root, O_WRONLY, &f) == -EACCES);
-	CHECK("reads at offsets (seq_file-like snapshot)",
+	CHECK("reads at offsets",
 	      uevm_securityfs_open(sfs, uevm_securityfs_resolve(sfs, "ima/violations"),
 				   &root, O_RDONLY, &f) == 0 &&
 	      uevm_securityfs_file_read(f, audit, 10, 1) == 1 &&
 	      audit[0] == '\n' && uevm_securityfs_file_read(f, audit, 10, 2) == 0);
 	uevm_securityfs_file_release(f);
+}
+
+/* Read F from OFF to its end (as cat would, in small reads). */
+static size_t rd_all(struct uevm_securityfs_file *f, off_t off, char *out, size_t max)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < max && (n = uevm_securityfs_file_read(f, out + got,
+				got + 7 < max ? 7 : max - got, off + (off_t)got)) > 0)
+		got += (size_t)n;
+	return got;
+}
+
+/* The measurement files read as a seq_file: each read sees the list as it
+ * is then, on a file opened before the entries were added. */
+static void test_live(struct ima_measurements *ml)
+{
+	static char a[65536], b[65536];
+	struct uevm_securityfs_file *fa, *fb, *fc;
+	size_t la, lb, end, lines = 0;
+	char cnt[16];
+	char *fresh;
+	size_t flen;
+	int ok;
+
+	if (uevm_securityfs_open(sfs, uevm_securityfs_resolve(sfs, "ima/ascii_runtime_measurements"),
+				 &root, O_RDONLY, &fa) ||
+	    uevm_securityfs_open(sfs, uevm_securityfs_resolve(sfs, "ima/binary_runtime_measurements_sha256"),
+				 &root, O_RDONLY, &fb) ||
+	    uevm_securityfs_open(sfs, uevm_securityfs_resolve(sfs, "ima/runtime_measurements_count"),
+				 &root, O_RDONLY, &fc)) {
+		CHECK("live: the measurement files open", 0);
+		return;
+	}
+	la = rd_all(fa, 0, a, sizeof(a));
+	lb = rd_all(fb, 0, b, sizeof(b));
+	end = la;
+	CHECK("live: a read at the end returns 0", uevm_securityfs_file_read(fa, a, 10, (off_t)la) == 0);
+	CHECK("live: the count read before",
+	      uevm_securityfs_file_read(fc, cnt, 10, 0) == 2 && !memcmp(cnt, "2\n", 2));
+	ima_ml_add_buffer(ml, "live-1", "x", 1, NULL, -1);
+	ima_ml_add_buffer(ml, "live-2", "y", 1, NULL, -1);
+	CHECK("live: the same open count file reads the new count at offset 0",
+	      uevm_securityfs_file_read(fc, cnt, 10, 0) == 2 && !memcmp(cnt, "4\n", 2));
+	la = rd_all(fa, (off_t)end, a + end, sizeof(a) - end - 1);
+	a[end + la] = '\0';
+	for (size_t i = end; i < end + la; i++)
+		lines += a[i] == '\n';
+	CHECK("live: reading on from the old end returns exactly the two new lines",
+	      lines == 2 && a[end + la - 1] == '\n' && !strncmp(a + end, "10 ", 3) &&
+	      strstr(a + end, " live-1 78\n10 ") && strstr(a + end, " live-2 79\n"));
+	ok = uevm_securityfs_read(sfs, "ima/ascii_runtime_measurements", &root, &fresh, &flen) == 0;
+	CHECK("live: old prefix + appended bytes == a fresh open's content",
+	      ok && flen == end + la && !memcmp(fresh, a, flen));
+	if (ok)
+		free(fresh);
+	la = rd_all(fa, 0, a, sizeof(a));
+	ok = uevm_securityfs_read(sfs, "ima/ascii_runtime_measurements", &root, &fresh, &flen) == 0;
+	CHECK("live: read again from 0 on the same file: a fresh open's content",
+	      ok && flen == la && !memcmp(fresh, a, flen));
+	if (ok)
+		free(fresh);
+	end = lb;
+	lb = rd_all(fb, 0, b, sizeof(b));
+	ok = uevm_securityfs_read(sfs, "ima/binary_runtime_measurements_sha256", &root, &fresh, &flen) == 0;
+	CHECK("live: binary sha256 list on the old file: two entries more, as a fresh open",
+	      ok && lb > end && flen == lb && !memcmp(fresh, b, flen) &&
+	      ima_ml_parse_binary((const uint8_t *)b, lb, UEVM_HASH_SHA256, entry_ok, &(int){ 0 }) == 4);
+	if (ok)
+		free(fresh);
+	uevm_securityfs_file_release(fa);
+	uevm_securityfs_file_release(fb);
+	uevm_securityfs_file_release(fc);
 }
 
 int main(void)
@@ -259,6 +333,7 @@ int main(void)
 	test_evm_xattrs();
 	test_policy(sys, initial);
 	test_measurements(ml);
+	test_live(ml);
 
 	/* The tree owns the policy it loaded; the system goes first. */
 	integrity_sys_free(sys);
