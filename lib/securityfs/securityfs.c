@@ -324,7 +324,15 @@ static int show_policy(struct uevm_securityfs_file *f, FILE *fp)
  * to catch up with entries other processes appended to a shared list). */
 static struct ima_measurements *current_list(struct uevm_securityfs_file *f)
 {
-	return integrity_sys_measurements(f->sfs->sys);
+	struct ima_measurements *ml = integrity_sys_measurements(f->sfs->sys);
+
+	/* A host list: take in what the other writers appended, so that the
+	 * list read after a quote holds every entry the quote covers.  It
+	 * waits for an add in progress; on failure (a list the TPM no longer
+	 * matches) the entries already taken in are served. */
+	if (ml)
+		(void)ima_ml_refresh(ml);
+	return ml;
 }
 
 /* Room for LEN more bytes in F->data. */
