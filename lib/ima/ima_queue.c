@@ -103,6 +103,11 @@ struct ima_measurements {
 	char *kernel_path;		/* the kernel's binary list, or NULL */
 	enum { KERNEL_UNKNOWN, KERNEL_OFF, KERNEL_ON } kernel;
 	off_t kernel_off;		/* bytes of it in our list */
+	/* At open, a host list that does not describe the TPM: its entries,
+	 * the PCRs they extend, and where the TPM differs. */
+	size_t stale_n;
+	uint32_t stale_pcrs;
+	char stale_why[96];
 	enum ima_ml_open_state state;
 	char warning[768];		/* for ima_ml_open_warning */
 	/* Entries dropped at open, recorded as violations once it is done. */
@@ -681,16 +686,16 @@ static char *prev_name(const char *path, int i)
 	return s;
 }
 
-/* Move the list of a previous boot aside, as FILE.prev (older ones shift
- * to FILE.prev.1 ..., the oldest beyond PREV_KEEP goes), and start anew. */
-static int rotate_file(struct ima_measurements *ml)
+/* Move the list at PATH aside as PATH.prev; older ones shift to
+ * PATH.prev.1 ..., the oldest beyond PREV_KEEP goes. */
+static int shift_prev(const char *path)
 {
 	char *from = NULL, *to = NULL;
 	int ret = 0;
 
 	for (int i = PREV_KEEP - 1; i >= 0 && !ret; i--) {
-		from = i ? prev_name(ml->path, i - 1) : strdup(ml->path);
-		to = prev_name(ml->path, i);
+		from = i ? prev_name(path, i - 1) : strdup(path);
+		to = prev_name(path, i);
 		if (!from || !to)
 			ret = uevm_err(ENOMEM, "out of memory");
 		else if (rename(from, to) && (errno != ENOENT || !i))
@@ -699,6 +704,38 @@ static int rotate_file(struct ima_measurements *ml)
 		free(from);
 		free(to);
 	}
+	return ret;
+}
+
+/* What both kinds of list say when the list of a previous boot (N
+ * entries) was moved aside; HOW: what showed the reset. */
+static void set_rotated(struct ima_measurements *ml, size_t n, const char *how)
+{
+	ml->state = IMA_ML_ROTATED;
+	snprintf(ml->warning, sizeof(ml->warning),
+		 "%s: the TPM was reset (%s: a reboot); the list of the previous "
+		 "boot (%zu %s) was moved to %s.prev and a new list started",
+		 ml->path, how, n, n == 1 ? "entry" : "entries", ml->path);
+}
+
+/* The refusal of a list that does not describe the TPM; RESET: the TPM
+ * was reset (a list of a previous boot), or it holds something else. */
+static int stale_error(const struct ima_measurements *ml, const char *why,
+		       bool reset)
+{
+	return uevm_err(EBADMSG, "%s does not describe the TPM: %s differs from "
+			"the list's replay (%s)", ml->path, why,
+			reset ? "the TPM was reset: the list is of a previous "
+				"boot; rotating stale lists would move it aside"
+			      : "and is not in its reset state: the list was "
+				"changed, or another writer extended the PCR");
+}
+
+/* Move the list of a previous boot aside and start anew. */
+static int rotate_file(struct ima_measurements *ml)
+{
+	int ret = shift_prev(ml->path);
+
 	if (ret)
 		return ret;
 	close(ml->fd);
@@ -750,20 +787,11 @@ static int reconcile_tpm(struct ima_measurements *ml, size_t keep, size_t last,
 		ret = rotate_file(ml);
 		if (ret)
 			return ret;
-		ml->state = IMA_ML_ROTATED;
-		snprintf(ml->warning, sizeof(ml->warning),
-			 "%s: the TPM was reset (the PCRs the list extends are "
-			 "in their reset state: a reboot); the list of the "
-			 "previous boot (%zu entries) was moved to %s.prev and "
-			 "a new list started", ml->path, n, ml->path);
+		set_rotated(ml, n, "the PCRs the list extends are in their "
+			    "reset state");
 		return add_boot_aggregate(ml);
 	}
-	return uevm_err(EBADMSG, "%s does not describe the TPM: %s differs from "
-			"the list's replay (%s)", ml->path, why,
-			ret ? "the TPM was reset: the list is of a previous "
-			      "boot; rotating stale lists would move it aside"
-			    : "and is not in its reset state: the list was "
-			      "changed, or another writer extended the PCR");
+	return stale_error(ml, why, ret);
 }
 
 /* The name an entry records ('n-ng' or 'n'), for its violation. */
@@ -1161,14 +1189,16 @@ static bool same_bytes(const uint8_t *a, const struct pend *pa,
 
 /*
  * Compare the TPM with the list as it would be with P's entries (all but
- * SKIP) and K's from KI linked: every bank of the TPM, every PCR used.
- * 1 equal, 0 different (WHY says where), -errno.
+ * SKIP) and K's from KI linked: every bank of the TPM, every PCR used,
+ * the list's own (cfg.pcr) and EXTRA.  1 equal, 0 different (WHY says
+ * where), -errno.
  */
 static int host_matches(struct ima_measurements *ml, const struct pend_list *p,
 			const struct pend_list *k, size_t ki, size_t skip,
-			char *why, size_t why_len)
+			uint32_t extra, char *why, size_t why_len)
 {
-	uint32_t banks = ima_tpm_banks(ml->tpm), used = ml->sw[SW_SHA1].pcr_mask;
+	uint32_t banks = ima_tpm_banks(ml->tpm);
+	uint32_t used = ml->sw[SW_SHA1].pcr_mask | extra | 1u << ml->cfg.pcr;
 
 	for (size_t i = 0; i < p->n; i++)
 		used |= 1u << p->v[i].e->pcr;
@@ -1351,21 +1381,31 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 	}
 	if (!p.n && ki == k.n)
 		goto commit;
-	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, why, sizeof(why));
+	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
 	/* The TPM may lack the file's last entry: its writer stopped between
 	 * append and extend (or someone else wrote it).  One entry only. */
 	if (!ret && p.n && !p.v[p.n - 1].kernel) {
 		char why1[96];
 
-		ret = host_matches(ml, &p, &k, ki, p.n - 1, why1, sizeof(why1));
+		ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1, sizeof(why1));
 		if (ret > 0)
 			skip = p.n - 1;
+		/* A one-entry list without it is the reset state: a reboot
+		 * as much as an add cut short; rotated when that is asked. */
+		if (ret > 0 && stale && !base && p.n == 1 && ml->cfg.rotate_stale)
+			ret = 0;
 	}
 	if (ret < 0)
 		goto out;
 	if (!ret) {
-		if (stale)
+		if (stale) {
 			*stale = true;
+			ml->stale_n = p.n;
+			ml->stale_pcrs = 0;
+			for (size_t i = 0; i < p.n; i++)
+				ml->stale_pcrs |= 1u << p.v[i].e->pcr;
+			snprintf(ml->stale_why, sizeof(ml->stale_why), "%s", why);
+		}
 		*kernel_moved = ml->kernel == KERNEL_ON;
 		ret = uevm_err(EBADMSG, "%s does not describe the TPM: %s differs "
 			       "from the list's replay (the TPM was reset, the "
@@ -1419,17 +1459,8 @@ static int host_catch_up(struct ima_measurements *ml, bool *stale)
  * its path; other writers still on the old one stop at their next add. */
 static int host_rotate(struct ima_measurements *ml)
 {
-	size_t len = strlen(ml->path) + sizeof(".prev");
-	char *prev = malloc(len);
-	int fd, ret = 0;
+	int fd, ret = shift_prev(ml->path);
 
-	if (!prev)
-		return uevm_err(ENOMEM, "out of memory");
-	snprintf(prev, len, "%s.prev", ml->path);
-	if (rename(ml->path, prev))
-		ret = uevm_err(errno, "%s: cannot move to %s: %s", ml->path, prev,
-			       strerror(errno));
-	free(prev);
 	if (ret)
 		return ret;
 	fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -1464,7 +1495,7 @@ static int host_adopt(struct ima_measurements *ml, const char *busy)
 	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
 	if (ret)
 		goto out;
-	ret = k.n ? host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why)) : 0;
+	ret = k.n ? host_matches(ml, &p, &k, 0, SIZE_MAX, 0, why, sizeof(why)) : 0;
 	if (ret < 0)
 		goto out;
 	if (!ret) {
@@ -1503,9 +1534,10 @@ static int host_start(struct ima_measurements *ml)
 	return host_adopt(ml, busy);
 }
 
-/* After a reboot: the PCR is in its reset state, or holds exactly the
- * kernel's list.  1 yes, 0 no (a list changed is refused, never rotated). */
-static int tpm_was_reset(struct ima_measurements *ml)
+/* After a reboot: every PCR the stale list extends (and the list's own)
+ * is in its reset state, or holds exactly the kernel's list.  *HOW says
+ * which.  1 yes, 0 no (a list changed is refused, never rotated), -errno. */
+static int tpm_was_reset(struct ima_measurements *ml, const char **how)
 {
 	struct pend_list p = { 0 }, k = { 0 };
 	uint8_t *kbuf = NULL;
@@ -1513,15 +1545,20 @@ static int tpm_was_reset(struct ima_measurements *ml)
 	char why[96];
 	int ret;
 
-	if (!check_fresh_pcr(ml))
-		return 1;
+	*how = "the PCRs the list extends are in their reset state";
+	ret = host_matches(ml, &p, &k, 0, SIZE_MAX, ml->stale_pcrs, why,
+			   sizeof(why));
+	if (ret)
+		return ret;
 	if (!ml->kernel_path || read_kernel(ml->kernel_path, 0, &kbuf, &klen))
 		return 0;
 	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
 	if (!ret && k.n)
-		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why));
+		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, ml->stale_pcrs, why,
+				   sizeof(why));
 	pend_free(&k);
 	free(kbuf);
+	*how = "the PCRs the list extends hold exactly the kernel's new list";
 	return ret > 0;
 }
 
@@ -1532,8 +1569,9 @@ static int tpm_was_reset(struct ima_measurements *ml)
 static int host_open(struct ima_measurements *ml)
 {
 	bool stale = false, rotated = false;
-	char why[512];
+	const char *how = NULL;
 	struct stat st;
+	size_t n = 0;
 	int ret;
 
 	ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
@@ -1548,14 +1586,21 @@ static int host_open(struct ima_measurements *ml)
 	if (ret)
 		return ret;
 	for (;;) {
+		int reset;
+
 		ret = host_catch_up(ml, &stale);
-		if (!ret || !stale || rotated || !ml->cfg.rotate_stale)
+		if (!ret || !stale || rotated)
 			break;
-		snprintf(why, sizeof(why), "%s", uevm_last_error());
-		if (tpm_was_reset(ml) <= 0) {
-			ret = uevm_err(EBADMSG, "%s", why);
+		/* Rotated only when the TPM was reset: a list of a previous
+		 * boot can never be verified again; anything else is a
+		 * changed list or another writer. */
+		reset = tpm_was_reset(ml, &how);
+		if (reset < 0 || !reset || !ml->cfg.rotate_stale) {
+			ret = reset < 0 ? reset :
+			      stale_error(ml, ml->stale_why, reset);
 			break;
 		}
+		n = ml->stale_n;
 		ret = host_rotate(ml);
 		if (ret)
 			break;
@@ -1567,7 +1612,7 @@ static int host_open(struct ima_measurements *ml)
 	else if (!ret)
 		ml->state = ml->warning[0] ? IMA_ML_DROPPED : IMA_ML_RESUMED;
 	if (!ret && rotated)
-		ml->state = IMA_ML_ROTATED;
+		set_rotated(ml, n, how);
 	host_unlock(ml);
 	return ret;
 }
