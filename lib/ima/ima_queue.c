@@ -55,6 +55,13 @@
  * would refuse it too) until a new list is started (TPM reset).  The
  * window is one append, fdatasync and extend long; a kernel extend during
  * the catch-up itself is harmless (read again, up to three times).
+ *
+ * A reboot: a list that does not describe the TPM at open is of a
+ * previous boot when every PCR it extends (and cfg.pcr) is in its reset
+ * state, or holds exactly the kernel's new list (tpm_was_reset); with
+ * rotate_stale it is moved aside (the FILE.prev chain, shift_prev) and a
+ * new list started, with a warning.  Anything else is refused, whatever
+ * rotate_stale says; the two refusals say which it is (stale_error).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -633,46 +640,6 @@ static int replay_prefix(struct ima_measurements *ml, size_t n, int algo,
 	return 0;
 }
 
-/*
- * Compare the TPM with the replay of the first N entries, for every bank
- * this build can compute and every PCR the whole list uses.  1 equal,
- * 0 different, -errno.  N = 0 asks whether those PCRs are in their reset
- * state.
- */
-static int tpm_matches(struct ima_measurements *ml, size_t n,
-		       char *why, size_t why_len)
-{
-	uint32_t banks = ima_tpm_banks(ml->tpm);
-	uint32_t used = ml->sw[SW_SHA1].pcr_mask;
-
-	for (int algo = 0; algo < 32; algo++) {
-		struct ima_ml_replay r;
-		unsigned int size = uevm_hash_algo_digest_size(algo);
-		int ret;
-
-		if (!(banks & (1u << algo)))
-			continue;
-		ret = replay_prefix(ml, n, algo, &r);
-		if (ret)
-			return ret;
-		for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
-			uint8_t tpm[UEVM_MAX_DIGEST_SIZE];
-
-			if (!(used & (1u << pcr)))
-				continue;
-			ret = ima_tpm_pcr_read(ml->tpm, pcr, algo, tpm);
-			if (ret < 0)
-				return ret;
-			if (memcmp(tpm, r.pcr[pcr], size)) {
-				snprintf(why, why_len, "PCR %d of the %s bank", pcr,
-					 uevm_hash_algo_name(algo));
-				return 0;
-			}
-		}
-	}
-	return 1;
-}
-
 #define PREV_KEEP	3	/* FILE.prev, FILE.prev.1, FILE.prev.2 */
 
 /* Name of the Ith previous list: FILE.prev, then FILE.prev.I. */
@@ -731,69 +698,6 @@ static int stale_error(const struct ima_measurements *ml, const char *why,
 				"changed, or another writer extended the PCR");
 }
 
-/* Move the list of a previous boot aside and start anew. */
-static int rotate_file(struct ima_measurements *ml)
-{
-	int ret = shift_prev(ml->path);
-
-	if (ret)
-		return ret;
-	close(ml->fd);
-	ml->fd = -1;
-	free_entries(ml);
-	return open_file(ml);
-}
-
-/*
- * A reopened list and the TPM.  An entry is appended to the file, then
- * extended, and only then is the open it measures answered; so the TPM may
- * lack at most the last entry, whose open was never answered (or was, after
- * a failed extend, when the TPM never saw it either).  Such an entry is
- * not completed: an offline attacker can append an entry of their choice
- * to the file, and nothing tells it from an add cut short.  *PROVEN gets
- * the bytes the TPM vouches for (KEEP, or LAST without the last entry).
- */
-static int reconcile_tpm(struct ima_measurements *ml, size_t keep, size_t last,
-			 size_t *proven)
-{
-	size_t n = ima_ml_count(ml);
-	char why[96] = "", why0[96];
-	int ret;
-
-	ret = tpm_matches(ml, n, why, sizeof(why));
-	if (ret < 0)
-		return ret;
-	if (ret) {
-		*proven = keep;
-		return 0;
-	}
-	ret = tpm_matches(ml, n - 1, why0, sizeof(why0));
-	if (ret < 0)
-		return ret;
-	/* A one-entry list without it is the reset state: a reboot as much
-	 * as an add cut short, rotated below when that is asked for. */
-	if (ret && (n > 1 || !ml->cfg.rotate_stale)) {
-		*proven = last;
-		return 0;
-	}
-	/* All its PCRs back in their reset state: only a TPM reset (a
-	 * reboot) does that, and a list of a previous boot can never be
-	 * verified again.  Anything else is a changed list or another
-	 * writer: never rotated. */
-	ret = tpm_matches(ml, 0, why0, sizeof(why0));
-	if (ret < 0)
-		return ret;
-	if (ret && ml->cfg.rotate_stale) {
-		ret = rotate_file(ml);
-		if (ret)
-			return ret;
-		set_rotated(ml, n, "the PCRs the list extends are in their "
-			    "reset state");
-		return add_boot_aggregate(ml);
-	}
-	return stale_error(ml, why, ret);
-}
-
 /* The name an entry records ('n-ng' or 'n'), for its violation. */
 static char *entry_event_name(const struct ima_template_entry *e)
 {
@@ -850,7 +754,7 @@ static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
 		return uevm_err(EBADMSG, "%s: %zu entries at the end are not proven "
 				"by %s: far more than an add cut short leaves; "
 				"the list was changed", ml->path, ml->ndropped,
-				ml->tpm ? "the TPM" : "its MAC record");
+				"its MAC record");
 	ret = cut_file(ml, proven);
 	if (ret)
 		return ret;
@@ -859,12 +763,11 @@ static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
 	if (ret)
 		return ret;
 	snprintf(ml->warning, sizeof(ml->warning),
-		 "%s: %zu %s at the end %s not proven by %s%s%s (an add cut "
-		 "short, or written offline): dropped, and recorded as %s",
+		 "%s: %zu %s at the end %s not proven by its MAC record %s.mac "
+		 "(an add cut short, or written offline): dropped, and "
+		 "recorded as %s",
 		 ml->path, ml->ndropped, ml->ndropped == 1 ? "entry" : "entries",
-		 ml->ndropped == 1 ? "was" : "were",
-		 ml->tpm ? "the TPM" : "its MAC record ", ml->tpm ? "" : ml->path,
-		 ml->tpm ? "" : ".mac",
+		 ml->ndropped == 1 ? "was" : "were", ml->path,
 		 ml->ndropped == 1 ? "a violation" : "violations");
 	return 0;
 }
@@ -900,14 +803,15 @@ static int setup_mac(struct ima_measurements *ml)
 	return ret;
 }
 
-/* Open the list's file and take back what the TPM or the MAC proves. */
+/* Open the file of a list with software PCRs (with a TPM a file is the
+ * host list, host_open) and take back what its MAC record proves. */
 static int open_list(struct ima_measurements *ml)
 {
 	uint8_t *buf = NULL;
 	size_t keep = 0, last = 0, proven;
 	int ret = open_file(ml);
 
-	if (!ret && !ml->tpm)
+	if (!ret)
 		ret = setup_mac(ml);
 	if (!ret)
 		ret = read_file(ml, &buf);
@@ -918,9 +822,7 @@ static int open_list(struct ima_measurements *ml)
 	proven = keep;
 	if (ml->mac)
 		ret = ima_ml_mac_check(ml->mac, ml->path, buf, keep, &proven);
-	else if (ml->tpm && ima_ml_count(ml))
-		ret = reconcile_tpm(ml, keep, last, &proven);
-	if (ret || ml->state == IMA_ML_ROTATED)
+	if (ret)
 		goto out;
 	if (proven < keep)
 		ret = drop_tail(ml, buf, proven, keep);

@@ -164,22 +164,57 @@ fresh_swtpm() {
 }
 
 # ---- after a TPM reset ---------------------------------------------------------------------
+# The rules of a list of a previous boot (as uevmfs_tpm.sh and
+# uevmd_tpm_reboot.sh check for uevmfs and uevmd): refused saying the TPM
+# was reset, or rotated through FILE.prev, .prev.1, .prev.2 with a warning
+# that counts the old list's entries; a one-entry list is rotated too.
+n1=$(names "$H" | wc -l)
+cp "$H" "$T/boot1.host"
 fresh_swtpm
 out=$("$UEVM" measurements add --list "$H" --tcti "$TCTI" "$S1/f1" 2>&1)
 expect_match "after a TPM reset the host list is refused, naming it" \
 	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
+expect_match "  the error says the TPM was reset" \
+	"the TPM was reset: the list is of a previous boot; rotating stale lists would move it aside" "$out"
+check "  the list is left as it was" cmp -s "$T/boot1.host" "$H"
 out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f1" 2>&1)
 expect_match "  --rotate-stale: moved aside, a new list started" "TPM was reset: old list moved to .prev" "$out"
+expect_match "  the warning counts the old list's entries and names FILE.prev" \
+	"warning: $H: the TPM was reset \(.*\); the list of the previous boot \($n1 entries\) was moved to $H.prev and a new list started" "$out"
 expect_eq "  the new list: boot_aggregate and the file" "boot_aggregate $S1/f1" \
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
 check "  it replays to PCR 10" replay_is_pcr "$H"
-check "  the old one kept as .prev" test -s "$H.prev"
+check "  the old one kept as .prev, unchanged" cmp -s "$T/boot1.host" "$H.prev"
+cp "$H" "$T/boot2.host"
 tpm_extend 10 "someone else's extend"
 out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f2" 2>&1)
 expect_match "a PCR neither reset nor the list's: refused even with --rotate-stale" \
 	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
-expect_eq "  and the list is left where it was" "boot_aggregate $S1/f1" \
+expect_match "  the error says the PCR is not in its reset state" \
+	"and is not in its reset state: the list was changed, or another writer extended the PCR" "$out"
+check "  and the list is left where it was" cmp -s "$T/boot2.host" "$H"
+check "  nothing was rotated" eval 'cmp -s "$T/boot1.host" "$H.prev" && test ! -e "$H.prev.1"'
+
+fresh_swtpm
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale 2>"$T/rot.err"
+check "a second reboot: FILE.prev is that boot's list, FILE.prev.1 the first's" \
+	eval 'cmp -s "$T/boot2.host" "$H.prev" && cmp -s "$T/boot1.host" "$H.prev.1"'
+expect_eq "  the new list holds boot_aggregate only" "boot_aggregate" "$(names "$H")"
+cp "$H" "$T/boot3.host"
+fresh_swtpm
+out=$("$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f3" 2>&1)
+expect_match "a one-entry list of a previous boot is rotated, not dropped" \
+	"the list of the previous boot \(1 entry\) was moved to $H.prev" "$out"
+expect_eq "  the new list: boot_aggregate and the file, no violation" "boot_aggregate $S1/f3" \
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
+check "  the chain: .prev, .prev.1, .prev.2 the three previous boots" \
+	eval 'cmp -s "$T/boot3.host" "$H.prev" && cmp -s "$T/boot2.host" "$H.prev.1" &&
+		cmp -s "$T/boot1.host" "$H.prev.2"'
+fresh_swtpm
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale 2>"$T/rot.err"
+check "  one more: the oldest goes, three lists of previous boots at most" \
+	eval 'cmp -s "$T/boot3.host" "$H.prev.1" && cmp -s "$T/boot2.host" "$H.prev.2" &&
+		test ! -e "$H.prev.3"'
 
 # ---- adopting the kernel's list ------------------------------------------------------------
 fresh_swtpm
@@ -230,6 +265,7 @@ expect_eq "  and nothing was written to the refused list" 0 "$(stat -c %s "$T/re
 
 # A reboot on a kernel with IMA: the TPM holds only the new kernel's list;
 # the stale host list is moved aside and the new kernel's list adopted.
+n2=$(names "$H2" | wc -l)
 fresh_swtpm
 mv "$K" "$T/kernel.before-reboot"
 kernel_measures boot_aggregate /usr/bin/after-reboot
@@ -239,6 +275,10 @@ start_uevmd || { fail "uevmd starts after the reboot (measurement_rotate_stale)"
 expect_eq "after a reboot: the stale list moved to .prev" "/usr/bin/kernel-measured-last $M1/f1" \
 	"$(names "$H2.prev" | tail -n 2 | tr "\\n" " " | sed "s/ $//")"
 check "  the new list starts as the new kernel's list" cmp -n "$(stat -c %s "$K")" "$K" "$H2"
+check "  the log says the TPM was reset, counts the old list's entries, names FILE.prev" \
+	log_has "warning: measurement list $H2: the TPM was reset \(.*kernel's new list: a reboot\); .*\($n2 entries\) was moved to $H2.prev and a new list started"
+check "  an audit record names the list" \
+	log_has "op=measurement_list cause=tpm-reset-rotated .*name=\"$H2\""
 cat "$MNT/m/f3" >/dev/null
 check "  followed by ours, replaying to PCR 10" replay_is_pcr "$H2"
 stop_uevmd
