@@ -1464,6 +1464,39 @@ static int tpm_was_reset(struct ima_measurements *ml, const char **how)
 	return ret > 0;
 }
 
+/* Open the host list's file and take its lock.  Another writer may
+ * have moved the list aside (a rotation after a reboot: every front-end
+ * starts then) while this one waited: then take the file now at PATH. */
+static int host_open_locked(struct ima_measurements *ml)
+{
+	for (int tries = 0;; tries++) {
+		struct stat st, pst;
+		int ret;
+
+		ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC |
+			      O_NOFOLLOW, 0600);
+		if (ml->fd < 0)
+			return uevm_err(errno, "%s: cannot open: %s", ml->path,
+					strerror(errno));
+		if (fstat(ml->fd, &st))
+			return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return uevm_err(EINVAL, "%s: not a regular file", ml->path);
+		ret = host_lock(ml, true);
+		if (ret)
+			return ret;
+		if (!stat(ml->path, &pst) && pst.st_dev == st.st_dev &&
+		    pst.st_ino == st.st_ino)
+			return 0;
+		if (tries == 3)
+			return uevm_err(ESTALE, "%s: replaced again and again while "
+					"opening it", ml->path);
+		host_unlock(ml);
+		close(ml->fd);
+		ml->fd = -1;
+	}
+}
+
 /*
  * Open a host list: take in the file as it is (checked against the TPM,
  * as a catch-up from nothing), start it when it is empty.
@@ -1472,19 +1505,9 @@ static int host_open(struct ima_measurements *ml)
 {
 	bool stale = false, rotated = false;
 	const char *how = NULL;
-	struct stat st;
 	size_t n = 0;
-	int ret;
+	int ret = host_open_locked(ml);
 
-	ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
-	if (ml->fd < 0)
-		return uevm_err(errno, "%s: cannot open: %s", ml->path, strerror(errno));
-	if (fstat(ml->fd, &st))
-		return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return uevm_err(EINVAL, "%s: not a regular file", ml->path);
-	ret = host_lock(ml, true);
 	if (ret)
 		return ret;
 	for (;;) {

@@ -216,6 +216,26 @@ check "  one more: the oldest goes, three lists of previous boots at most" \
 	eval 'cmp -s "$T/boot3.host" "$H.prev.1" && cmp -s "$T/boot2.host" "$H.prev.2" &&
 		test ! -e "$H.prev.3"'
 
+# Every front-end starts after a reboot: a writer that opened the list
+# while another held its lock to move it aside takes the new list (here
+# the test holds the lock and moves the list, as that rotation does).
+fresh_swtpm
+exec 9<"$H"
+flock -x 9
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f4" >"$T/late.out" 2>&1 9<&- &
+late=$!
+ino=$(stat -c %i "$H")
+has_list_open() { stat -L -c %i /proc/"$late"/fd/* 2>/dev/null | grep -qx "$ino"; }
+wait_quiet "$WAIT_S" has_list_open
+mv "$H" "$T/moved-aside.ml"
+exec 9<&-
+wait "$late"
+expect_eq "a writer that waited while the list was moved aside opens the new one" \
+	"0 " "$? $(cat "$T/late.out")"
+expect_eq "  the new list: boot_aggregate and its file" "boot_aggregate $S1/f4" \
+	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
+check "  it replays to PCR 10" replay_is_pcr "$H"
+
 # ---- adopting the kernel's list ------------------------------------------------------------
 fresh_swtpm
 K=$T/kernel_binary_runtime_measurements
