@@ -16,11 +16,15 @@
 # format, its entries extended into a fresh swtpm's PCR 10): adopted as
 # the prefix of a new list, entries the kernel appends later are pulled
 # in, the replay equals the PCR; a kernel list that does not replay to the
-# TPM is refused, naming both.  After a TPM reset the host list is refused,
-# or with --rotate-stale moved aside and a new one started (never when the
-# PCR is neither reset nor the kernel's list); after a reboot on a kernel
-# with IMA, uevmd (measurement_rotate_stale) moves it aside and adopts the
-# new kernel's list.
+# TPM is refused, naming both.  After a TPM reset the host list is refused
+# (saying the TPM was reset), or with --rotate-stale moved aside through
+# FILE.prev, .prev.1, .prev.2 with a warning counting its entries, a
+# one-entry list too (never when the PCR is neither reset nor the kernel's
+# list: refused, saying so); a writer that waited for the lock while the
+# list was moved aside takes the new one; a host list on PCR 11 (uevmfs
+# and `uevm measurements add`) keeps PCR 10 untouched and is rotated the
+# same; after a reboot on a kernel with IMA, uevmd (measurement_rotate_stale)
+# moves it aside (logged, audited) and adopts the new kernel's list.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
@@ -38,14 +42,15 @@ for i in $(seq 0 9); do tpm_extend "$i" "boot$i"; done
 # -o splits at commas: the TCTI's own comma is escaped (libfuse's \,).
 OTCTI=${TCTI//,/\\,}
 
-# replay_is_pcr LIST: the independent replay of LIST equals PCR 10 of the
-# swtpm in both banks.
+# replay_is_pcr LIST [PCR]: the independent replay of LIST equals PCR (10)
+# of the swtpm in both banks.
 replay_is_pcr() {
+	local pcr=${2:-10}
 	python3 "$REF" "$1" "$T/ref.ascii" >"$T/ref.out" || return 1
-	[ "$(awk '$1 == "pcr" && $2 == "sha1" && $3 + 0 == 10 { print $4 }' "$T/ref.out")" = \
-		"$(tpm_pcr sha1 10)" ] &&
-	[ "$(awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }' "$T/ref.out")" = \
-		"$(tpm_pcr sha256 10)" ]
+	[ "$(awk -v p="$pcr" '$1 == "pcr" && $2 == "sha1" && $3 + 0 == p { print $4 }' "$T/ref.out")" = \
+		"$(tpm_pcr sha1 "$pcr")" ] &&
+	[ "$(awk -v p="$pcr" '$1 == "pcr" && $2 == "sha256" && $3 + 0 == p { print $4 }' "$T/ref.out")" = \
+		"$(tpm_pcr sha256 "$pcr")" ]
 }
 # names LIST: the names the list records, one a line (ASCII order kept).
 names() { python3 "$REF" "$1" "$T/names.ascii" >/dev/null && awk '{ print $5 }' "$T/names.ascii"; }
@@ -235,6 +240,36 @@ expect_eq "a writer that waited while the list was moved aside opens the new one
 expect_eq "  the new list: boot_aggregate and its file" "boot_aggregate $S1/f4" \
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
 check "  it replays to PCR 10" replay_is_pcr "$H"
+
+# ---- a host list on another PCR -------------------------------------------------------------
+# pcr=11: uevmfs and `uevm measurements add --pcr 11` share it; every entry
+# (boot_aggregate too) goes to PCR 11, whose value is its replay; PCR 10
+# is untouched.  After a reboot it is rotated like any other.
+OTCTI=${TCTI//,/\\,}
+H11=$T/pcr11.ml
+pcr10=$(tpm_pcr sha256 10)
+ufs_mount "$S1" "$M1" "key=raw:$T/key,policy=$T/policy,tcti=$OTCTI,kernel_ml=none,ml=$H11,pcr=11" ||
+	{ fail "uevmfs mounts a host list on PCR 11"; exit 1; }
+P1=$UFS_PID
+cat "$M1/f1" >/dev/null
+"$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 "$S2/f1"
+cat "$M1/f2" >/dev/null
+expect_eq "pcr=11: both writers' entries in one list" "boot_aggregate $M1/f1 $S2/f1 $M1/f2" \
+	"$(names "$H11" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "  every entry in PCR 11" "11 11 11 11" "$(awk '{ print $1 }' "$T/names.ascii" | tr '\n' ' ' | sed 's/ $//')"
+check "  PCR 11 is its replay" replay_is_pcr "$H11" 11
+expect_eq "  PCR 10 is untouched" "$pcr10" "$(tpm_pcr sha256 10)"
+umount_pid "$M1" "$P1"
+cp "$H11" "$T/pcr11.boot1"
+fresh_swtpm
+out=$("$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 "$S2/f2" 2>&1)
+expect_match "  after a reboot: refused, saying the TPM was reset" \
+	"$H11 does not describe the TPM: PCR 11 .*the TPM was reset: the list is of a previous boot" "$out"
+out=$("$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 --rotate-stale "$S2/f2" 2>&1)
+expect_match "  --rotate-stale: rotated, with the warning" \
+	"the list of the previous boot \(4 entries\) was moved to $H11.prev" "$out"
+check "  FILE.prev is the old list" cmp -s "$T/pcr11.boot1" "$H11.prev"
+check "  the new list replays to PCR 11" replay_is_pcr "$H11" 11
 
 # ---- adopting the kernel's list ------------------------------------------------------------
 fresh_swtpm
