@@ -224,9 +224,12 @@ struct ima_ml_config {
 	 * "device:/dev/tpmrm0"); NULL: software PCRs kept in the list. */
 	const char *tcti;
 	bool no_sync;			/* no fdatasync after each append */
-	/* On reopen, when the TPM's PCRs used by the file are all in their
-	 * reset state (the TPM was restarted), move FILE to FILE.prev and
-	 * start a new list instead of refusing. */
+	/* A host list (TPM and file) on reopen: when the TPM was reset
+	 * (every PCR the file extends, and cfg.pcr, in its reset state, or
+	 * holding exactly the kernel's new list), move FILE to FILE.prev
+	 * (older ones to FILE.prev.1, .2) and start a new list
+	 * (IMA_ML_ROTATED, with a warning) instead of refusing.  A one-entry
+	 * list of a previous boot is rotated too. */
 	bool rotate_stale;
 	/* The EVM context whose HMAC key (if it has one) protects a persisted
 	 * list with software PCRs: a MAC record, FILE.mac, with a key derived
@@ -254,7 +257,8 @@ enum ima_ml_open_state {
 				   neither the TPM nor the MAC record proves
 				   (an add cut short, or written offline);
 				   each became a violation */
-	IMA_ML_ROTATED,		/* stale file moved to FILE.prev; new list */
+	IMA_ML_ROTATED,		/* host list of a previous boot moved to
+				   FILE.prev; new list */
 	IMA_ML_ADOPTED,		/* new host list: the kernel's list is its
 				   prefix (no boot_aggregate of ours) */
 };
@@ -278,7 +282,8 @@ struct ima_measurements;
  *    offline: the two look the same), that entry is dropped from the file,
  *    never extended, and a violation under its name takes its place;
  *    anything else is refused with -EBADMSG (the file does not describe the
- *    TPM: it was changed, or the TPM was reset - see rotate_stale);
+ *    TPM: it was changed, or the TPM was reset - see rotate_stale; the
+ *    message says which);
  *  - with software PCRs and a key (evm_ctx), FILE.mac must prove the list:
  *    a list that does not match it (entries changed, deleted, reordered,
  *    cut short), or has none, is refused with -EBADMSG; entries after what

@@ -55,6 +55,13 @@
  * would refuse it too) until a new list is started (TPM reset).  The
  * window is one append, fdatasync and extend long; a kernel extend during
  * the catch-up itself is harmless (read again, up to three times).
+ *
+ * A reboot: a list that does not describe the TPM at open is of a
+ * previous boot when every PCR it extends (and cfg.pcr) is in its reset
+ * state, or holds exactly the kernel's new list (tpm_was_reset); with
+ * rotate_stale it is moved aside (the FILE.prev chain, shift_prev) and a
+ * new list started, with a warning.  Anything else is refused, whatever
+ * rotate_stale says; the two refusals say which it is (stale_error).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -103,6 +110,11 @@ struct ima_measurements {
 	char *kernel_path;		/* the kernel's binary list, or NULL */
 	enum { KERNEL_UNKNOWN, KERNEL_OFF, KERNEL_ON } kernel;
 	off_t kernel_off;		/* bytes of it in our list */
+	/* At open, a host list that does not describe the TPM: its entries,
+	 * the PCRs they extend, and where the TPM differs. */
+	size_t stale_n;
+	uint32_t stale_pcrs;
+	char stale_why[96];
 	enum ima_ml_open_state state;
 	char warning[768];		/* for ima_ml_open_warning */
 	/* Entries dropped at open, recorded as violations once it is done. */
@@ -647,46 +659,6 @@ static int replay_prefix(struct ima_measurements *ml, size_t n, int algo,
 	return 0;
 }
 
-/*
- * Compare the TPM with the replay of the first N entries, for every bank
- * this build can compute and every PCR the whole list uses.  1 equal,
- * 0 different, -errno.  N = 0 asks whether those PCRs are in their reset
- * state.
- */
-static int tpm_matches(struct ima_measurements *ml, size_t n,
-		       char *why, size_t why_len)
-{
-	uint32_t banks = ima_tpm_banks(ml->tpm);
-	uint32_t used = ml->sw[SW_SHA1].pcr_mask;
-
-	for (int algo = 0; algo < 32; algo++) {
-		struct ima_ml_replay r;
-		unsigned int size = uevm_hash_algo_digest_size(algo);
-		int ret;
-
-		if (!(banks & (1u << algo)))
-			continue;
-		ret = replay_prefix(ml, n, algo, &r);
-		if (ret)
-			return ret;
-		for (int pcr = 0; pcr < IMA_ML_NUM_PCRS; pcr++) {
-			uint8_t tpm[UEVM_MAX_DIGEST_SIZE];
-
-			if (!(used & (1u << pcr)))
-				continue;
-			ret = ima_tpm_pcr_read(ml->tpm, pcr, algo, tpm);
-			if (ret < 0)
-				return ret;
-			if (memcmp(tpm, r.pcr[pcr], size)) {
-				snprintf(why, why_len, "PCR %d of the %s bank", pcr,
-					 uevm_hash_algo_name(algo));
-				return 0;
-			}
-		}
-	}
-	return 1;
-}
-
 #define PREV_KEEP	3	/* FILE.prev, FILE.prev.1, FILE.prev.2 */
 
 /* Name of the Ith previous list: FILE.prev, then FILE.prev.I. */
@@ -700,16 +672,16 @@ static char *prev_name(const char *path, int i)
 	return s;
 }
 
-/* Move the list of a previous boot aside, as FILE.prev (older ones shift
- * to FILE.prev.1 ..., the oldest beyond PREV_KEEP goes), and start anew. */
-static int rotate_file(struct ima_measurements *ml)
+/* Move the list at PATH aside as PATH.prev; older ones shift to
+ * PATH.prev.1 ..., the oldest beyond PREV_KEEP goes. */
+static int shift_prev(const char *path)
 {
 	char *from = NULL, *to = NULL;
 	int ret = 0;
 
 	for (int i = PREV_KEEP - 1; i >= 0 && !ret; i--) {
-		from = i ? prev_name(ml->path, i - 1) : strdup(ml->path);
-		to = prev_name(ml->path, i);
+		from = i ? prev_name(path, i - 1) : strdup(path);
+		to = prev_name(path, i);
 		if (!from || !to)
 			ret = uevm_err(ENOMEM, "out of memory");
 		else if (rename(from, to) && (errno != ENOENT || !i))
@@ -718,71 +690,31 @@ static int rotate_file(struct ima_measurements *ml)
 		free(from);
 		free(to);
 	}
-	if (ret)
-		return ret;
-	close(ml->fd);
-	ml->fd = -1;
-	free_entries(ml);
-	return open_file(ml);
+	return ret;
 }
 
-/*
- * A reopened list and the TPM.  An entry is appended to the file, then
- * extended, and only then is the open it measures answered; so the TPM may
- * lack at most the last entry, whose open was never answered (or was, after
- * a failed extend, when the TPM never saw it either).  Such an entry is
- * not completed: an offline attacker can append an entry of their choice
- * to the file, and nothing tells it from an add cut short.  *PROVEN gets
- * the bytes the TPM vouches for (KEEP, or LAST without the last entry).
- */
-static int reconcile_tpm(struct ima_measurements *ml, size_t keep, size_t last,
-			 size_t *proven)
+/* What both kinds of list say when the list of a previous boot (N
+ * entries) was moved aside; HOW: what showed the reset. */
+static void set_rotated(struct ima_measurements *ml, size_t n, const char *how)
 {
-	size_t n = ima_ml_count(ml);
-	char why[96] = "", why0[96];
-	int ret;
+	ml->state = IMA_ML_ROTATED;
+	snprintf(ml->warning, sizeof(ml->warning),
+		 "%s: the TPM was reset (%s: a reboot); the list of the previous "
+		 "boot (%zu %s) was moved to %s.prev and a new list started",
+		 ml->path, how, n, n == 1 ? "entry" : "entries", ml->path);
+}
 
-	ret = tpm_matches(ml, n, why, sizeof(why));
-	if (ret < 0)
-		return ret;
-	if (ret) {
-		*proven = keep;
-		return 0;
-	}
-	ret = tpm_matches(ml, n - 1, why0, sizeof(why0));
-	if (ret < 0)
-		return ret;
-	/* A one-entry list without it is the reset state: a reboot as much
-	 * as an add cut short, rotated below when that is asked for. */
-	if (ret && (n > 1 || !ml->cfg.rotate_stale)) {
-		*proven = last;
-		return 0;
-	}
-	/* All its PCRs back in their reset state: only a TPM reset (a
-	 * reboot) does that, and a list of a previous boot can never be
-	 * verified again.  Anything else is a changed list or another
-	 * writer: never rotated. */
-	ret = tpm_matches(ml, 0, why0, sizeof(why0));
-	if (ret < 0)
-		return ret;
-	if (ret && ml->cfg.rotate_stale) {
-		ret = rotate_file(ml);
-		if (ret)
-			return ret;
-		ml->state = IMA_ML_ROTATED;
-		snprintf(ml->warning, sizeof(ml->warning),
-			 "%s: the TPM was reset (the PCRs the list extends are "
-			 "in their reset state: a reboot); the list of the "
-			 "previous boot (%zu entries) was moved to %s.prev and "
-			 "a new list started", ml->path, n, ml->path);
-		return add_boot_aggregate(ml);
-	}
+/* The refusal of a list that does not describe the TPM; RESET: the TPM
+ * was reset (a list of a previous boot), or it holds something else. */
+static int stale_error(const struct ima_measurements *ml, const char *why,
+		       bool reset)
+{
 	return uevm_err(EBADMSG, "%s does not describe the TPM: %s differs from "
 			"the list's replay (%s)", ml->path, why,
-			ret ? "the TPM was reset: the list is of a previous "
-			      "boot; rotating stale lists would move it aside"
-			    : "and is not in its reset state: the list was "
-			      "changed, or another writer extended the PCR");
+			reset ? "the TPM was reset: the list is of a previous "
+				"boot; rotating stale lists would move it aside"
+			      : "and is not in its reset state: the list was "
+				"changed, or another writer extended the PCR");
 }
 
 /* The name an entry records ('n-ng' or 'n'), for its violation. */
@@ -841,7 +773,7 @@ static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
 		return uevm_err(EBADMSG, "%s: %zu entries at the end are not proven "
 				"by %s: far more than an add cut short leaves; "
 				"the list was changed", ml->path, ml->ndropped,
-				ml->tpm ? "the TPM" : "its MAC record");
+				"its MAC record");
 	ret = cut_file(ml, proven);
 	if (ret)
 		return ret;
@@ -850,12 +782,11 @@ static int drop_tail(struct ima_measurements *ml, const uint8_t *buf,
 	if (ret)
 		return ret;
 	snprintf(ml->warning, sizeof(ml->warning),
-		 "%s: %zu %s at the end %s not proven by %s%s%s (an add cut "
-		 "short, or written offline): dropped, and recorded as %s",
+		 "%s: %zu %s at the end %s not proven by its MAC record %s.mac "
+		 "(an add cut short, or written offline): dropped, and "
+		 "recorded as %s",
 		 ml->path, ml->ndropped, ml->ndropped == 1 ? "entry" : "entries",
-		 ml->ndropped == 1 ? "was" : "were",
-		 ml->tpm ? "the TPM" : "its MAC record ", ml->tpm ? "" : ml->path,
-		 ml->tpm ? "" : ".mac",
+		 ml->ndropped == 1 ? "was" : "were", ml->path,
 		 ml->ndropped == 1 ? "a violation" : "violations");
 	return 0;
 }
@@ -891,14 +822,15 @@ static int setup_mac(struct ima_measurements *ml)
 	return ret;
 }
 
-/* Open the list's file and take back what the TPM or the MAC proves. */
+/* Open the file of a list with software PCRs (with a TPM a file is the
+ * host list, host_open) and take back what its MAC record proves. */
 static int open_list(struct ima_measurements *ml)
 {
 	uint8_t *buf = NULL;
 	size_t keep = 0, last = 0, proven;
 	int ret = open_file(ml);
 
-	if (!ret && !ml->tpm)
+	if (!ret)
 		ret = setup_mac(ml);
 	if (!ret)
 		ret = read_file(ml, &buf);
@@ -909,9 +841,7 @@ static int open_list(struct ima_measurements *ml)
 	proven = keep;
 	if (ml->mac)
 		ret = ima_ml_mac_check(ml->mac, ml->path, buf, keep, &proven);
-	else if (ml->tpm && ima_ml_count(ml))
-		ret = reconcile_tpm(ml, keep, last, &proven);
-	if (ret || ml->state == IMA_ML_ROTATED)
+	if (ret)
 		goto out;
 	if (proven < keep)
 		ret = drop_tail(ml, buf, proven, keep);
@@ -1180,14 +1110,16 @@ static bool same_bytes(const uint8_t *a, const struct pend *pa,
 
 /*
  * Compare the TPM with the list as it would be with P's entries (all but
- * SKIP) and K's from KI linked: every bank of the TPM, every PCR used.
- * 1 equal, 0 different (WHY says where), -errno.
+ * SKIP) and K's from KI linked: every bank of the TPM, every PCR used,
+ * the list's own (cfg.pcr) and EXTRA.  1 equal, 0 different (WHY says
+ * where), -errno.
  */
 static int host_matches(struct ima_measurements *ml, const struct pend_list *p,
 			const struct pend_list *k, size_t ki, size_t skip,
-			char *why, size_t why_len)
+			uint32_t extra, char *why, size_t why_len)
 {
-	uint32_t banks = ima_tpm_banks(ml->tpm), used = ml->sw[SW_SHA1].pcr_mask;
+	uint32_t banks = ima_tpm_banks(ml->tpm);
+	uint32_t used = ml->sw[SW_SHA1].pcr_mask | extra | 1u << ml->cfg.pcr;
 
 	for (size_t i = 0; i < p->n; i++)
 		used |= 1u << p->v[i].e->pcr;
@@ -1370,21 +1302,31 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 	}
 	if (!p.n && ki == k.n)
 		goto commit;
-	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, why, sizeof(why));
+	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
 	/* The TPM may lack the file's last entry: its writer stopped between
 	 * append and extend (or someone else wrote it).  One entry only. */
 	if (!ret && p.n && !p.v[p.n - 1].kernel) {
 		char why1[96];
 
-		ret = host_matches(ml, &p, &k, ki, p.n - 1, why1, sizeof(why1));
+		ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1, sizeof(why1));
 		if (ret > 0)
 			skip = p.n - 1;
+		/* A one-entry list without it is the reset state: a reboot
+		 * as much as an add cut short; rotated when that is asked. */
+		if (ret > 0 && stale && !base && p.n == 1 && ml->cfg.rotate_stale)
+			ret = 0;
 	}
 	if (ret < 0)
 		goto out;
 	if (!ret) {
-		if (stale)
+		if (stale) {
 			*stale = true;
+			ml->stale_n = p.n;
+			ml->stale_pcrs = 0;
+			for (size_t i = 0; i < p.n; i++)
+				ml->stale_pcrs |= 1u << p.v[i].e->pcr;
+			snprintf(ml->stale_why, sizeof(ml->stale_why), "%s", why);
+		}
 		*kernel_moved = ml->kernel == KERNEL_ON;
 		ret = uevm_err(EBADMSG, "%s does not describe the TPM: %s differs "
 			       "from the list's replay (the TPM was reset, the "
@@ -1438,17 +1380,8 @@ static int host_catch_up(struct ima_measurements *ml, bool *stale)
  * its path; other writers still on the old one stop at their next add. */
 static int host_rotate(struct ima_measurements *ml)
 {
-	size_t len = strlen(ml->path) + sizeof(".prev");
-	char *prev = malloc(len);
-	int fd, ret = 0;
+	int fd, ret = shift_prev(ml->path);
 
-	if (!prev)
-		return uevm_err(ENOMEM, "out of memory");
-	snprintf(prev, len, "%s.prev", ml->path);
-	if (rename(ml->path, prev))
-		ret = uevm_err(errno, "%s: cannot move to %s: %s", ml->path, prev,
-			       strerror(errno));
-	free(prev);
 	if (ret)
 		return ret;
 	fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -1483,7 +1416,7 @@ static int host_adopt(struct ima_measurements *ml, const char *busy)
 	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
 	if (ret)
 		goto out;
-	ret = k.n ? host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why)) : 0;
+	ret = k.n ? host_matches(ml, &p, &k, 0, SIZE_MAX, 0, why, sizeof(why)) : 0;
 	if (ret < 0)
 		goto out;
 	if (!ret) {
@@ -1522,9 +1455,10 @@ static int host_start(struct ima_measurements *ml)
 	return host_adopt(ml, busy);
 }
 
-/* After a reboot: the PCR is in its reset state, or holds exactly the
- * kernel's list.  1 yes, 0 no (a list changed is refused, never rotated). */
-static int tpm_was_reset(struct ima_measurements *ml)
+/* After a reboot: every PCR the stale list extends (and the list's own)
+ * is in its reset state, or holds exactly the kernel's list.  *HOW says
+ * which.  1 yes, 0 no (a list changed is refused, never rotated), -errno. */
+static int tpm_was_reset(struct ima_measurements *ml, const char **how)
 {
 	struct pend_list p = { 0 }, k = { 0 };
 	uint8_t *kbuf = NULL;
@@ -1532,16 +1466,54 @@ static int tpm_was_reset(struct ima_measurements *ml)
 	char why[96];
 	int ret;
 
-	if (!check_fresh_pcr(ml))
-		return 1;
+	*how = "the PCRs the list extends are in their reset state";
+	ret = host_matches(ml, &p, &k, 0, SIZE_MAX, ml->stale_pcrs, why,
+			   sizeof(why));
+	if (ret)
+		return ret;
 	if (!ml->kernel_path || read_kernel(ml->kernel_path, 0, &kbuf, &klen))
 		return 0;
 	ret = pend_parse(ml->kernel_path, 0, kbuf, klen, &k, &kgood);
 	if (!ret && k.n)
-		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, why, sizeof(why));
+		ret = host_matches(ml, &p, &k, 0, SIZE_MAX, ml->stale_pcrs, why,
+				   sizeof(why));
 	pend_free(&k);
 	free(kbuf);
+	*how = "the PCRs the list extends hold exactly the kernel's new list";
 	return ret > 0;
+}
+
+/* Open the host list's file and take its lock.  Another writer may
+ * have moved the list aside (a rotation after a reboot: every front-end
+ * starts then) while this one waited: then take the file now at PATH. */
+static int host_open_locked(struct ima_measurements *ml)
+{
+	for (int tries = 0;; tries++) {
+		struct stat st, pst;
+		int ret;
+
+		ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC |
+			      O_NOFOLLOW, 0600);
+		if (ml->fd < 0)
+			return uevm_err(errno, "%s: cannot open: %s", ml->path,
+					strerror(errno));
+		if (fstat(ml->fd, &st))
+			return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return uevm_err(EINVAL, "%s: not a regular file", ml->path);
+		ret = host_lock(ml, true);
+		if (ret)
+			return ret;
+		if (!stat(ml->path, &pst) && pst.st_dev == st.st_dev &&
+		    pst.st_ino == st.st_ino)
+			return 0;
+		if (tries == 3)
+			return uevm_err(ESTALE, "%s: replaced again and again while "
+					"opening it", ml->path);
+		host_unlock(ml);
+		close(ml->fd);
+		ml->fd = -1;
+	}
 }
 
 /*
@@ -1551,30 +1523,28 @@ static int tpm_was_reset(struct ima_measurements *ml)
 static int host_open(struct ima_measurements *ml)
 {
 	bool stale = false, rotated = false;
-	char why[512];
-	struct stat st;
-	int ret;
+	const char *how = NULL;
+	size_t n = 0;
+	int ret = host_open_locked(ml);
 
-	ml->fd = open(ml->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
-		      0600);
-	if (ml->fd < 0)
-		return uevm_err(errno, "%s: cannot open: %s", ml->path, strerror(errno));
-	if (fstat(ml->fd, &st))
-		return uevm_err(errno, "%s: %s", ml->path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return uevm_err(EINVAL, "%s: not a regular file", ml->path);
-	ret = host_lock(ml, true);
 	if (ret)
 		return ret;
 	for (;;) {
+		int reset;
+
 		ret = host_catch_up(ml, &stale);
-		if (!ret || !stale || rotated || !ml->cfg.rotate_stale)
+		if (!ret || !stale || rotated)
 			break;
-		snprintf(why, sizeof(why), "%s", uevm_last_error());
-		if (tpm_was_reset(ml) <= 0) {
-			ret = uevm_err(EBADMSG, "%s", why);
+		/* Rotated only when the TPM was reset: a list of a previous
+		 * boot can never be verified again; anything else is a
+		 * changed list or another writer. */
+		reset = tpm_was_reset(ml, &how);
+		if (reset < 0 || !reset || !ml->cfg.rotate_stale) {
+			ret = reset < 0 ? reset :
+			      stale_error(ml, ml->stale_why, reset);
 			break;
 		}
+		n = ml->stale_n;
 		ret = host_rotate(ml);
 		if (ret)
 			break;
@@ -1586,7 +1556,7 @@ static int host_open(struct ima_measurements *ml)
 	else if (!ret)
 		ml->state = ml->warning[0] ? IMA_ML_DROPPED : IMA_ML_RESUMED;
 	if (!ret && rotated)
-		ml->state = IMA_ML_ROTATED;
+		set_rotated(ml, n, how);
 	host_unlock(ml);
 	return ret;
 }

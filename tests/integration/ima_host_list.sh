@@ -16,11 +16,15 @@
 # format, its entries extended into a fresh swtpm's PCR 10): adopted as
 # the prefix of a new list, entries the kernel appends later are pulled
 # in, the replay equals the PCR; a kernel list that does not replay to the
-# TPM is refused, naming both.  After a TPM reset the host list is refused,
-# or with --rotate-stale moved aside and a new one started (never when the
-# PCR is neither reset nor the kernel's list); after a reboot on a kernel
-# with IMA, uevmd (measurement_rotate_stale) moves it aside and adopts the
-# new kernel's list.
+# TPM is refused, naming both.  After a TPM reset the host list is refused
+# (saying the TPM was reset), or with --rotate-stale moved aside through
+# FILE.prev, .prev.1, .prev.2 with a warning counting its entries, a
+# one-entry list too (never when the PCR is neither reset nor the kernel's
+# list: refused, saying so); a writer that waited for the lock while the
+# list was moved aside takes the new one; a host list on PCR 11 (uevmfs
+# and `uevm measurements add`) keeps PCR 10 untouched and is rotated the
+# same; after a reboot on a kernel with IMA, uevmd (measurement_rotate_stale)
+# moves it aside (logged, audited) and adopts the new kernel's list.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
@@ -38,14 +42,15 @@ for i in $(seq 0 9); do tpm_extend "$i" "boot$i"; done
 # -o splits at commas: the TCTI's own comma is escaped (libfuse's \,).
 OTCTI=${TCTI//,/\\,}
 
-# replay_is_pcr LIST: the independent replay of LIST equals PCR 10 of the
-# swtpm in both banks.
+# replay_is_pcr LIST [PCR]: the independent replay of LIST equals PCR (10)
+# of the swtpm in both banks.
 replay_is_pcr() {
+	local pcr=${2:-10}
 	python3 "$REF" "$1" "$T/ref.ascii" >"$T/ref.out" || return 1
-	[ "$(awk '$1 == "pcr" && $2 == "sha1" && $3 + 0 == 10 { print $4 }' "$T/ref.out")" = \
-		"$(tpm_pcr sha1 10)" ] &&
-	[ "$(awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }' "$T/ref.out")" = \
-		"$(tpm_pcr sha256 10)" ]
+	[ "$(awk -v p="$pcr" '$1 == "pcr" && $2 == "sha1" && $3 + 0 == p { print $4 }' "$T/ref.out")" = \
+		"$(tpm_pcr sha1 "$pcr")" ] &&
+	[ "$(awk -v p="$pcr" '$1 == "pcr" && $2 == "sha256" && $3 + 0 == p { print $4 }' "$T/ref.out")" = \
+		"$(tpm_pcr sha256 "$pcr")" ]
 }
 # names LIST: the names the list records, one a line (ASCII order kept).
 names() { python3 "$REF" "$1" "$T/names.ascii" >/dev/null && awk '{ print $5 }' "$T/names.ascii"; }
@@ -164,22 +169,107 @@ fresh_swtpm() {
 }
 
 # ---- after a TPM reset ---------------------------------------------------------------------
+# The rules of a list of a previous boot (as uevmfs_tpm.sh and
+# uevmd_tpm_reboot.sh check for uevmfs and uevmd): refused saying the TPM
+# was reset, or rotated through FILE.prev, .prev.1, .prev.2 with a warning
+# that counts the old list's entries; a one-entry list is rotated too.
+n1=$(names "$H" | wc -l)
+cp "$H" "$T/boot1.host"
 fresh_swtpm
 out=$("$UEVM" measurements add --list "$H" --tcti "$TCTI" "$S1/f1" 2>&1)
 expect_match "after a TPM reset the host list is refused, naming it" \
 	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
+expect_match "  the error says the TPM was reset" \
+	"the TPM was reset: the list is of a previous boot; rotating stale lists would move it aside" "$out"
+check "  the list is left as it was" cmp -s "$T/boot1.host" "$H"
 out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f1" 2>&1)
 expect_match "  --rotate-stale: moved aside, a new list started" "TPM was reset: old list moved to .prev" "$out"
+expect_match "  the warning counts the old list's entries and names FILE.prev" \
+	"warning: $H: the TPM was reset \(.*\); the list of the previous boot \($n1 entries\) was moved to $H.prev and a new list started" "$out"
 expect_eq "  the new list: boot_aggregate and the file" "boot_aggregate $S1/f1" \
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
 check "  it replays to PCR 10" replay_is_pcr "$H"
-check "  the old one kept as .prev" test -s "$H.prev"
+check "  the old one kept as .prev, unchanged" cmp -s "$T/boot1.host" "$H.prev"
+cp "$H" "$T/boot2.host"
 tpm_extend 10 "someone else's extend"
 out=$("$UEVM" measurements add -v --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f2" 2>&1)
 expect_match "a PCR neither reset nor the list's: refused even with --rotate-stale" \
 	"$H does not describe the TPM: PCR 10 of the sha1 bank differs" "$out"
-expect_eq "  and the list is left where it was" "boot_aggregate $S1/f1" \
+expect_match "  the error says the PCR is not in its reset state" \
+	"and is not in its reset state: the list was changed, or another writer extended the PCR" "$out"
+check "  and the list is left where it was" cmp -s "$T/boot2.host" "$H"
+check "  nothing was rotated" eval 'cmp -s "$T/boot1.host" "$H.prev" && test ! -e "$H.prev.1"'
+
+fresh_swtpm
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale 2>"$T/rot.err"
+check "a second reboot: FILE.prev is that boot's list, FILE.prev.1 the first's" \
+	eval 'cmp -s "$T/boot2.host" "$H.prev" && cmp -s "$T/boot1.host" "$H.prev.1"'
+expect_eq "  the new list holds boot_aggregate only" "boot_aggregate" "$(names "$H")"
+cp "$H" "$T/boot3.host"
+fresh_swtpm
+out=$("$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f3" 2>&1)
+expect_match "a one-entry list of a previous boot is rotated, not dropped" \
+	"the list of the previous boot \(1 entry\) was moved to $H.prev" "$out"
+expect_eq "  the new list: boot_aggregate and the file, no violation" "boot_aggregate $S1/f3" \
 	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
+check "  the chain: .prev, .prev.1, .prev.2 the three previous boots" \
+	eval 'cmp -s "$T/boot3.host" "$H.prev" && cmp -s "$T/boot2.host" "$H.prev.1" &&
+		cmp -s "$T/boot1.host" "$H.prev.2"'
+fresh_swtpm
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale 2>"$T/rot.err"
+check "  one more: the oldest goes, three lists of previous boots at most" \
+	eval 'cmp -s "$T/boot3.host" "$H.prev.1" && cmp -s "$T/boot2.host" "$H.prev.2" &&
+		test ! -e "$H.prev.3"'
+
+# Every front-end starts after a reboot: a writer that opened the list
+# while another held its lock to move it aside takes the new list (here
+# the test holds the lock and moves the list, as that rotation does).
+fresh_swtpm
+exec 9<"$H"
+flock -x 9
+"$UEVM" measurements add --list "$H" --tcti "$TCTI" --rotate-stale "$S1/f4" >"$T/late.out" 2>&1 9<&- &
+late=$!
+ino=$(stat -c %i "$H")
+has_list_open() { stat -L -c %i /proc/"$late"/fd/* 2>/dev/null | grep -qx "$ino"; }
+wait_quiet "$WAIT_S" has_list_open
+mv "$H" "$T/moved-aside.ml"
+exec 9<&-
+wait "$late"
+expect_eq "a writer that waited while the list was moved aside opens the new one" \
+	"0 " "$? $(cat "$T/late.out")"
+expect_eq "  the new list: boot_aggregate and its file" "boot_aggregate $S1/f4" \
+	"$(names "$H" | tr '\n' ' ' | sed 's/ $//')"
+check "  it replays to PCR 10" replay_is_pcr "$H"
+
+# ---- a host list on another PCR -------------------------------------------------------------
+# pcr=11: uevmfs and `uevm measurements add --pcr 11` share it; every entry
+# (boot_aggregate too) goes to PCR 11, whose value is its replay; PCR 10
+# is untouched.  After a reboot it is rotated like any other.
+OTCTI=${TCTI//,/\\,}
+H11=$T/pcr11.ml
+pcr10=$(tpm_pcr sha256 10)
+ufs_mount "$S1" "$M1" "key=raw:$T/key,policy=$T/policy,tcti=$OTCTI,kernel_ml=none,ml=$H11,pcr=11" ||
+	{ fail "uevmfs mounts a host list on PCR 11"; exit 1; }
+P1=$UFS_PID
+cat "$M1/f1" >/dev/null
+"$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 "$S2/f1"
+cat "$M1/f2" >/dev/null
+expect_eq "pcr=11: both writers' entries in one list" "boot_aggregate $M1/f1 $S2/f1 $M1/f2" \
+	"$(names "$H11" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "  every entry in PCR 11" "11 11 11 11" "$(awk '{ print $1 }' "$T/names.ascii" | tr '\n' ' ' | sed 's/ $//')"
+check "  PCR 11 is its replay" replay_is_pcr "$H11" 11
+expect_eq "  PCR 10 is untouched" "$pcr10" "$(tpm_pcr sha256 10)"
+umount_pid "$M1" "$P1"
+cp "$H11" "$T/pcr11.boot1"
+fresh_swtpm
+out=$("$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 "$S2/f2" 2>&1)
+expect_match "  after a reboot: refused, saying the TPM was reset" \
+	"$H11 does not describe the TPM: PCR 11 .*the TPM was reset: the list is of a previous boot" "$out"
+out=$("$UEVM" measurements add --list "$H11" --tcti "$TCTI" --pcr 11 --rotate-stale "$S2/f2" 2>&1)
+expect_match "  --rotate-stale: rotated, with the warning" \
+	"the list of the previous boot \(4 entries\) was moved to $H11.prev" "$out"
+check "  FILE.prev is the old list" cmp -s "$T/pcr11.boot1" "$H11.prev"
+check "  the new list replays to PCR 11" replay_is_pcr "$H11" 11
 
 # ---- adopting the kernel's list ------------------------------------------------------------
 fresh_swtpm
@@ -230,6 +320,7 @@ expect_eq "  and nothing was written to the refused list" 0 "$(stat -c %s "$T/re
 
 # A reboot on a kernel with IMA: the TPM holds only the new kernel's list;
 # the stale host list is moved aside and the new kernel's list adopted.
+n2=$(names "$H2" | wc -l)
 fresh_swtpm
 mv "$K" "$T/kernel.before-reboot"
 kernel_measures boot_aggregate /usr/bin/after-reboot
@@ -239,6 +330,10 @@ start_uevmd || { fail "uevmd starts after the reboot (measurement_rotate_stale)"
 expect_eq "after a reboot: the stale list moved to .prev" "/usr/bin/kernel-measured-last $M1/f1" \
 	"$(names "$H2.prev" | tail -n 2 | tr "\\n" " " | sed "s/ $//")"
 check "  the new list starts as the new kernel's list" cmp -n "$(stat -c %s "$K")" "$K" "$H2"
+check "  the log says the TPM was reset, counts the old list's entries, names FILE.prev" \
+	log_has "warning: measurement list $H2: the TPM was reset \(.*kernel's new list: a reboot\); .*\($n2 entries\) was moved to $H2.prev and a new list started"
+check "  an audit record names the list" \
+	log_has "op=measurement_list cause=tpm-reset-rotated .*name=\"$H2\""
 cat "$MNT/m/f3" >/dev/null
 check "  followed by ours, replaying to PCR 10" replay_is_pcr "$H2"
 stop_uevmd
