@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Review finding (issue 13, host list): a host list whose entries go to a
+# From an attack review (issue 13, host list): a host list whose entries go to a
 # PCR other than the kernel's (-o pcr=11, or pcr= rules) on a kernel with
 # IMA.  An offline attacker cuts the last entry (hides that a file was
-# opened); the TPM was NOT reset.  tpm_was_reset() only looks at the
+# opened); the TPM was NOT reset.  tpm_was_reset() used to look only at the
 # configured PCR being zero or PCR 10 holding the kernel's list, so the
 # edited list is "rotated" as if the TPM had been reset (the evidence goes
 # to FILE.prev, the front-end reports a reboot) instead of being refused.
