@@ -4,7 +4,8 @@
  * list against a runtime policy the way Keylime's verifier does
  * (keylime/ima/ima.py, ast.py), entry by entry:
  *  - a line Keylime cannot parse fails ("entry"), as does a template
- *    other than ima, ima-ng, ima-sig and ima-buf;
+ *    other than ima, ima-ng, ima-sig and ima-buf; ima-sig and ima-buf
+ *    fields are split as ast.py does (keylime_fields());
  *  - an entry for a PCR other than 10 fails ("ima_pcr");
  *  - a violation (template digest of zeros) is not checked (Keylime's
  *    default, ignore_tomtou_errors = False);

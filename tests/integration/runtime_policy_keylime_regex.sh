@@ -42,3 +42,12 @@ case_ '/opt/[[\:alpha\:]]' '/opt/:]'
 case_ '/opt/..\Z' '/opt/é'
 case_ '/tmp/.{4,}' '/tmp/éé'
 case_ '/tmp/.{4,}' '/tmp/abcd'
+# The same without escapes (Python warns of a possible nested set but
+# reads a literal '['), a '[' with '.' and '=', and classes on non-ASCII.
+case_ '/opt/[[:alpha:]]' '/opt/x]'
+case_ '/opt/[[:alpha:]]' '/opt/[]'
+case_ '/opt/[x[.]a' '/opt/.a'
+case_ '/opt/[x[=]a' '/opt/xa'
+case_ '/opt/\w\Z' '/opt/é'
+case_ '/opt/[^/]\Z' '/opt/é'
+case_ '/opt/\s' '/opt/ x'

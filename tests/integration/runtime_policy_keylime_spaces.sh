@@ -50,3 +50,29 @@ PY
 case_ '/opt/a b' ima-sig
 case_ 'my keys' ima-buf
 case_ '/opt/a_b' ima-sig
+
+# What Keylime does take: an ima-ng (and ima) name is the whole rest of
+# the line, spaces and all (split(" ", maxsplit=1)); an ima-buf buffer is
+# read with bytes.fromhex, which allows whitespace between byte pairs and
+# upper case.  Both entries are good: check passes them.
+python3 - "$T" <<'PY'
+import hashlib, json, struct, sys
+t = sys.argv[1]
+def field(b): return struct.pack("<I", len(b)) + b
+def th(d, name, *last):
+    return hashlib.sha1(field(b"sha256:\0" + d) + field(name.encode() + b"\0") +
+                        b"".join(field(x) for x in last)).hexdigest()
+d1 = hashlib.sha256(b"content").digest()
+buf = b"hello"; d2 = hashlib.sha256(buf).digest()
+open(t + "/list", "w").write(
+    "10 %s ima-ng sha256:%s /opt/a b  c\n" % (th(d1, "/opt/a b  c"), d1.hex()) +
+    "10 %s ima-buf sha256:%s kbuf 68 65\t6C 6c 6F\n" % (th(d2, "kbuf", buf), d2.hex()))
+json.dump({"meta": {"version": 1, "generator": 3}, "release": 0,
+           "digests": {"/opt/a b  c": [d1.hex()]}, "excludes": [], "keyrings": {},
+           "ima": {"ignored_keyrings": [], "log_hash_alg": "sha1", "dm_policy": None},
+           "ima-buf": {"kbuf": [d2.hex()]}, "verification-keys": ""}, open(t + "/pol.json", "w"))
+PY
+"$UEVM" runtime-policy check -v "$T/pol.json" "$T/list" >"$T/out" 2>&1
+expect_eq "ima-ng name with spaces, ima-buf hex with whitespace and upper case: pass (as Keylime)" \
+	0 $?
+expect_match "both entries checked against the policy" "2 entries: 2 passed" "$(cat "$T/out")"
