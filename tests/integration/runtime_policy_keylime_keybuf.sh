@@ -20,6 +20,8 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/k.pem" -out "$T/c.pem" \
 openssl x509 -in "$T/c.pem" -outform DER -out "$T/c.der"
 openssl pkey -in "$T/k.pem" -outform DER -out "$T/k.der"
 { cat "$T/c.der"; printf '\0'; } >"$T/cjunk.der"
+openssl pkey -in "$T/k.pem" -pubout -outform DER -out "$T/p.der"
+{ cat "$T/p.der"; printf '\0'; } >"$T/pjunk.der"
 
 case_() {	# buffer-file map: the policy lists the buffer's digest in MAP
 	python3 - "$1" "$2" "$T" <<'PY'
@@ -56,6 +58,9 @@ PY
 case_ "$T/c.der" keyrings
 case_ "$T/cjunk.der" keyrings
 case_ "$T/k.der" ima-buf
+case_ "$T/k.pem" keyrings
+case_ "$T/p.der" keyrings
+case_ "$T/pjunk.der" keyrings
 
 # Keyids (file_signatures.py): a certificate's Subject Key Identifier,
 # its last 4 bytes, unless those are 0 (Keylime then takes none) or it
