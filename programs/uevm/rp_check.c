@@ -4,7 +4,8 @@
  * list against a runtime policy the way Keylime's verifier does
  * (keylime/ima/ima.py, ast.py), entry by entry:
  *  - a line Keylime cannot parse fails ("entry"), as does a template
- *    other than ima, ima-ng, ima-sig and ima-buf;
+ *    other than ima, ima-ng, ima-sig and ima-buf; ima-sig and ima-buf
+ *    fields are split as ast.py does (keylime_fields());
  *  - an entry for a PCR other than 10 fails ("ima_pcr");
  *  - a violation (template digest of zeros) is not checked (Keylime's
  *    default, ignore_tomtou_errors = False);
@@ -52,6 +53,7 @@ struct check {
 	bool verbose, json;
 	size_t lineno;
 	bool oom;
+	bool sig_dropped;	/* the line's signature field is none to Keylime */
 };
 
 static void print_failure(const struct failure *f)
@@ -247,7 +249,9 @@ static int line_fn(const struct ima_template_entry *e, size_t index,
 		add_failure(k, r.name, "template hash mismatch", "ima_hash",
 			    "the %s template digest does not match the entry%s",
 			    uevm_hash_algo_name(k->pol.log_hash_algo),
-			    digest_ok ? " (a malformed signature)" : "");
+			    digest_ok ? " (a malformed signature)" :
+			    k->sig_dropped ? " as Keylime reads it (its fields split at "
+			    "single spaces, no valid signature after the name)" : "");
 		return 0;
 	}
 	check_entry(k, &r);
@@ -264,18 +268,157 @@ static int parse_only(const struct ima_template_entry *e, size_t index,
 	return 0;
 }
 
-static void check_line(struct check *k, const uint8_t *line, size_t len)
+static int hexval(uint8_t c)
 {
-	uint8_t *buf = malloc(len + 1);
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Python's bytes.fromhex: pairs of hex digits, ASCII whitespace allowed
+ * between pairs.  The byte count, or -1. */
+static long py_fromhex(const uint8_t *p, size_t len, uint8_t *out)
+{
+	const uint8_t *end = p + len;
+	long n = 0;
+
+	for (;;) {
+		int hi, lo;
+
+		while (p < end && strchr(" \t\n\r\v\f", *p) && *p)
+			p++;
+		if (p == end)
+			return n;
+		if (end - p < 2)
+			return -1;
+		hi = hexval(p[0]);
+		lo = hexval(p[1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		p += 2;
+	}
+}
+
+/* Where the next ' ' of [P, END) is, or NULL. */
+static const uint8_t *next_space(const uint8_t *p, const uint8_t *end)
+{
+	return memchr(p, ' ', (size_t)(end - p));
+}
+
+/*
+ * Keylime's reading of an ima-sig or ima-buf line (keylime/ima/ast.py):
+ * the fields after the template are split at the first two single
+ * spaces into digest, name and the rest, so a name holding a space ends
+ * at it.  The rest is hex (ima-buf: else the line does not parse;
+ * ima-sig: else, or when its signature header does not add up, Keylime
+ * takes no signature).  Writes into *OUT the line with those fields as
+ * Keylime has them, so that the list parser recomputes the template
+ * digest Keylime does.  0 (nothing to do: *OUT NULL), 1 (*OUT, *OUTLEN
+ * set), -1 (unparsable, WHY set).  ima and ima-ng take the whole rest as
+ * the name, as the list parser does.
+ */
+static int keylime_fields(const uint8_t *line, size_t len, uint8_t **out,
+			  size_t *outlen, bool *sig_dropped, char *why,
+			  size_t whylen)
+{
+	const uint8_t *end = line + len, *t = line, *tmpl, *tail;
+	bool sig;
+	uint8_t *bin, *o;
 	long n;
 
+	*out = NULL;
+	*sig_dropped = false;
+	for (int i = 0; i < 2 && t; i++) {
+		t = next_space(t, end);
+		t = t ? t + 1 : NULL;
+	}
+	if (!t)
+		return 0;
+	tmpl = t;
+	t = next_space(t, end);
+	if (!t)
+		return 0;
+	if ((size_t)(t - tmpl) == 7 && !memcmp(tmpl, "ima-sig", 7))
+		sig = true;
+	else if ((size_t)(t - tmpl) == 7 && !memcmp(tmpl, "ima-buf", 7))
+		sig = false;
+	else
+		return 0;
+	tail = next_space(t + 1, end);		/* after the digest */
+	tail = tail ? next_space(tail + 1, end) : NULL;	/* after the name */
+	if (!tail) {
+		snprintf(why, whylen, "Keylime splits an %s entry at single spaces "
+			 "into digest, name and %s: fewer fields", sig ? "ima-sig" :
+			 "ima-buf", sig ? "signature" : "buffer");
+		return -1;
+	}
+	tail++;
+	bin = malloc((size_t)(end - tail) / 2 + 1);
+	if (!bin)
+		return -2;
+	n = py_fromhex(tail, (size_t)(end - tail), bin);
+	if (n < 0 && !sig) {
+		free(bin);
+		snprintf(why, whylen, "Keylime splits an ima-buf entry at single "
+			 "spaces: what follows the name's first word is not hex "
+			 "(a name holding a space?)");
+		return -1;
+	}
+	if (sig && (n < UEVM_SIG_HDR_SIZE ||
+		    ((long)bin[7] << 8 | bin[8]) + UEVM_SIG_HDR_SIZE != n)) {
+		*sig_dropped = tail < end;
+		n = 0;
+	}
+	*outlen = (size_t)(tail - line) + 2 * (size_t)n;
+	o = malloc(*outlen + 1);
+	if (!o) {
+		free(bin);
+		return -2;
+	}
+	memcpy(o, line, (size_t)(tail - line));
+	for (long i = 0; i < n; i++)
+		sprintf((char *)o + (tail - line) + 2 * i, "%02x", bin[i]);
+	free(bin);
+	*out = o;
+	return 1;
+}
+
+static void check_line(struct check *k, const uint8_t *line, size_t len)
+{
+	uint8_t *buf, *kl;
+	size_t kllen;
+	char why[300];
+	long n;
+	int rc;
+
+	k->entries++;
+	rc = keylime_fields(line, len, &kl, &kllen, &k->sig_dropped, why, sizeof(why));
+	if (rc == -2) {
+		k->oom = true;
+		return;
+	}
+	if (rc < 0) {
+		add_failure(k, NULL, "not parsable", "entry", "%s", why);
+		return;
+	}
+	if (rc > 0) {
+		line = kl;
+		len = kllen;
+	}
+	buf = malloc(len + 1);
 	if (!buf) {
+		free(kl);
 		k->oom = true;
 		return;
 	}
 	memcpy(buf, line, len);
 	buf[len] = '\n';
-	k->entries++;
+	free(kl);
 	uevm_clear_last_error();
 	n = ima_ml_parse_ascii(buf, len + 1, k->pol.log_hash_algo, line_fn, k);
 	if (n < 0) {

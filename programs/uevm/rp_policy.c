@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -282,20 +283,48 @@ void rp_policy_free(struct rp_policy *p)
 
 /* ---- keys ------------------------------------------------------------------ */
 
-/* Bytes 16..19 of SHA-1 over the public key bit string (PKCS#1 for RSA,
- * the uncompressed point for EC), as the kernel and Keylime compute it. */
+/* The public key bytes Keylime's keyid is a hash of: PKCS#1 DER for RSA
+ * (the SubjectPublicKeyInfo's bit string), the uncompressed point for EC
+ * (whatever form the key came in).  OPENSSL_malloc'ed, or NULL. */
+static unsigned char *keyid_bytes(EVP_PKEY *pkey, size_t *len)
+{
+	unsigned char *out = NULL;
+	EVP_PKEY *ec;
+
+	if (EVP_PKEY_get_base_id(pkey) == EVP_PKEY_RSA) {
+		int n = i2d_PublicKey(pkey, &out);
+
+		*len = n > 0 ? (size_t)n : 0;
+		return n > 0 ? out : NULL;
+	}
+	ec = EVP_PKEY_dup(pkey);
+	if (ec && EVP_PKEY_set_utf8_string_param(ec,
+			OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT, "uncompressed")) {
+		*len = EVP_PKEY_get1_encoded_public_key(ec, &out);
+		if (!*len) {
+			OPENSSL_free(out);
+			out = NULL;
+		}
+	}
+	EVP_PKEY_free(ec);
+	return out;
+}
+
+/* Bytes 16..19 of SHA-1 over keyid_bytes(), as the kernel and Keylime
+ * compute it. */
 static int keyid_of_pkey(EVP_PKEY *pkey, uint32_t *keyid)
 {
-	X509_PUBKEY *pub = NULL;
-	const unsigned char *pk;
+	unsigned char *pk;
 	uint8_t md[20];
-	int pklen, ok;
+	size_t pklen = 0;
+	int ok;
 
-	if (!X509_PUBKEY_set(&pub, pkey))
+	pk = keyid_bytes(pkey, &pklen);
+	ERR_clear_error();
+	if (!pk)
 		return -1;
-	ok = X509_PUBKEY_get0_param(NULL, &pk, &pklen, NULL, pub) &&
-	     uevm_hash_buffer(UEVM_HASH_SHA1, pk, (size_t)pklen, md) >= 0;
-	X509_PUBKEY_free(pub);
+	ok = uevm_hash_buffer(UEVM_HASH_SHA1, pk, pklen, md) >= 0;
+	OPENSSL_free(pk);
 	if (!ok)
 		return -1;
 	*keyid = (uint32_t)md[16] << 24 | (uint32_t)md[17] << 16 |
@@ -332,41 +361,139 @@ static bool key_type_ok(EVP_PKEY *pkey)
 	return id == EVP_PKEY_RSA || id == EVP_PKEY_EC;
 }
 
-/* A certificate or a public key in BUF (DER, then PEM). */
-static EVP_PKEY *load_key(const uint8_t *buf, size_t len, X509 **cert)
+/* The DER loaders, each taking all of BUF or nothing (Keylime's loaders,
+ * python3-cryptography's, refuse trailing bytes).  A private key gives
+ * its public half. */
+static EVP_PKEY *der_cert(const uint8_t *buf, size_t len, X509 **cert)
 {
 	const unsigned char *p = buf;
-	EVP_PKEY *pkey = NULL;
-	BIO *bio;
 
 	*cert = d2i_X509(NULL, &p, (long)len);
-	if (*cert)
+	if (*cert && p == buf + len)
 		return X509_get_pubkey(*cert);
-	p = buf;
-	pkey = d2i_PUBKEY(NULL, &p, (long)len);
-	if (pkey)
+	X509_free(*cert);
+	*cert = NULL;
+	return NULL;
+}
+
+static EVP_PKEY *der_pub(const uint8_t *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	EVP_PKEY *pkey = d2i_PUBKEY(NULL, &p, (long)len);
+
+	if (pkey && p == buf + len)
 		return pkey;
-	bio = BIO_new_mem_buf(buf, (int)len);
-	if (!bio)
-		return NULL;
-	*cert = PEM_read_bio_X509(bio, NULL, NULL, NULL);
-	if (!*cert) {
-		(void)BIO_reset(bio);
-		pkey = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
-	} else {
-		pkey = X509_get_pubkey(*cert);
+	EVP_PKEY_free(pkey);
+	/* A bare PKCS#1 RSAPublicKey, which Keylime's loader takes too. */
+	p = buf;
+	pkey = d2i_PublicKey(EVP_PKEY_RSA, NULL, &p, (long)len);
+	if (pkey && p == buf + len)
+		return pkey;
+	EVP_PKEY_free(pkey);
+	return NULL;
+}
+
+static EVP_PKEY *der_priv(const uint8_t *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	EVP_PKEY *priv = d2i_AutoPrivateKey(NULL, &p, (long)len), *pub = NULL;
+	unsigned char *der = NULL;
+	int n;
+
+	if (priv && p == buf + len) {
+		n = i2d_PUBKEY(priv, &der);
+		p = der;
+		pub = n > 0 ? d2i_PUBKEY(NULL, &p, n) : NULL;
+		OPENSSL_free(der);
 	}
+	EVP_PKEY_free(priv);
+	return pub;
+}
+
+/* A passphrase callback that has none: an encrypted key is no key. */
+static int no_pass(char *buf, int size, int rwflag, void *u)
+{
+	(void)buf;
+	(void)size;
+	(void)rwflag;
+	(void)u;
+	return -1;
+}
+
+/* The DER of BUF's first PEM block of type PEM_NAME (as OpenSSL matches
+ * names: "CERTIFICATE" also takes "X509 CERTIFICATE", "ANY PRIVATE KEY"
+ * every private key), OPENSSL_malloc'ed; or NULL. */
+static unsigned char *pem_der(const uint8_t *buf, size_t len, const char *pem_name,
+			      long *dlen)
+{
+	BIO *bio = BIO_new_mem_buf(buf, (int)len);
+	unsigned char *der = NULL;
+
+	if (bio && !PEM_bytes_read_bio(&der, dlen, NULL, pem_name, bio, no_pass, NULL))
+		der = NULL;
 	BIO_free(bio);
+	return der;
+}
+
+/* One of der_pub and der_priv on BUF's first PEM block of type PEM_NAME. */
+static EVP_PKEY *pem_key(const uint8_t *buf, size_t len, const char *pem_name,
+			 EVP_PKEY *(*der)(const uint8_t *, size_t))
+{
+	long dlen;
+	unsigned char *d = pem_der(buf, len, pem_name, &dlen);
+	EVP_PKEY *pkey = d && dlen > 0 ? der(d, (size_t)dlen) : NULL;
+
+	OPENSSL_free(d);
 	return pkey;
+}
+
+/* Keylime's get_pubkey: certificate, public key, private key, each DER
+ * then PEM; the first that loads. */
+static EVP_PKEY *load_key(const uint8_t *buf, size_t len, X509 **cert)
+{
+	EVP_PKEY *pkey;
+	unsigned char *d;
+	long dlen;
+
+	pkey = der_cert(buf, len, cert);
+	if (pkey || *cert)
+		return pkey;
+	d = pem_der(buf, len, PEM_STRING_X509, &dlen);
+	pkey = d && dlen > 0 ? der_cert(d, (size_t)dlen, cert) : NULL;
+	OPENSSL_free(d);
+	if (pkey || *cert)
+		return pkey;
+	pkey = der_pub(buf, len);
+	if (!pkey)
+		pkey = pem_key(buf, len, PEM_STRING_PUBLIC, der_pub);
+	if (!pkey)
+		pkey = pem_key(buf, len, PEM_STRING_RSA_PUBLIC, der_pub);
+	if (!pkey)
+		pkey = der_priv(buf, len);
+	if (!pkey)
+		pkey = pem_key(buf, len, PEM_STRING_EVP_PKEY, der_priv);
+	return pkey;
+}
+
+/* The last 4 bytes of CERT's subject key identifier, 0 if it has none
+ * of 4 bytes or more. */
+static uint32_t keyid_of_cert(X509 *cert)
+{
+	const ASN1_OCTET_STRING *skid = cert ? X509_get0_subject_key_id(cert) : NULL;
+	const unsigned char *d;
+
+	if (!skid || ASN1_STRING_length(skid) < 4)
+		return 0;
+	d = ASN1_STRING_get0_data(skid) + ASN1_STRING_length(skid) - 4;
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
 }
 
 int rp_keyring_add_buf(struct rp_keyring *kr, const uint8_t *buf, size_t len,
 		       char *err, size_t errlen)
 {
-	const ASN1_OCTET_STRING *skid;
 	X509 *cert = NULL;
 	EVP_PKEY *pkey;
-	uint32_t keyid = 0;
+	uint32_t keyid;
 
 	if (len > INT32_MAX)
 		return 1;
@@ -382,16 +509,11 @@ int rp_keyring_add_buf(struct rp_keyring *kr, const uint8_t *buf, size_t len,
 		return fail(err, errlen, "a key of type %s (Keylime takes RSA and "
 			    "EC keys)", OBJ_nid2sn(EVP_PKEY_get_base_id(pkey)));
 	}
-	skid = cert ? X509_get0_subject_key_id(cert) : NULL;
-	if (skid && ASN1_STRING_length(skid) >= 4) {
-		const unsigned char *d = ASN1_STRING_get0_data(skid) +
-					 ASN1_STRING_length(skid) - 4;
-
-		keyid = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
-			(uint32_t)d[2] << 8 | d[3];
-	} else if (keyid_of_pkey(pkey, &keyid)) {
+	/* Keylime takes a keyid of 0 (an identifier ending in 00000000)
+	 * for none and computes it from the key. */
+	keyid = keyid_of_cert(cert);
+	if (!keyid && keyid_of_pkey(pkey, &keyid))
 		keyid = 0;
-	}
 	X509_free(cert);
 	return keyring_put(kr, pkey, keyid, err, errlen);
 }

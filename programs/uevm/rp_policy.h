@@ -79,10 +79,12 @@ const struct jval *rp_map_get(const struct rp_map *m, const char *name);
 /* True when HEX is one of the strings of LIST. */
 bool rp_list_has(const struct jval *list, const char *hex);
 
-/* Add the key in BUF: an X.509 certificate or a public key, DER or PEM
- * (keyid: the certificate's subject key identifier, its last 4 bytes,
- * else bytes 16..19 of SHA-1 over the public key bit string).  Only RSA
- * and EC keys, as Keylime.  0, 1 when BUF holds no key, -1 with ERR. */
+/* Add the key in BUF as Keylime's get_pubkey finds one: an X.509
+ * certificate, a public key, a private key (its public half), each DER
+ * (all of BUF) then PEM.  Keyid: the last 4 bytes of the certificate's
+ * subject key identifier; when none or 0, bytes 16..19 of SHA-1 over
+ * PKCS#1 (RSA) or the uncompressed point (EC).  Only RSA and EC keys,
+ * as Keylime.  0, 1 when BUF holds no key, -1 with ERR. */
 int rp_keyring_add_buf(struct rp_keyring *kr, const uint8_t *buf, size_t len,
 		       char *err, size_t errlen);
 /* Add the verification-keys JSON text S.  0 or -1 with ERR. */

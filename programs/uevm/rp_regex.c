@@ -68,7 +68,7 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 			     size_t errlen)
 {
 	const char *p = *pp + 1;
-	bool neg = false, rb = false, dash = false, caret = false;
+	bool neg = false, rb = false, dash = false, caret = false, lb = false;
 	struct sbuf items = { 0 };
 	bool first = true;
 
@@ -80,10 +80,6 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 		char c = *p++, lit[4] = { 0 };
 
 		first = false;
-		if (c == '[' && (*p == ':' || *p == '.' || *p == '=')) {
-			snprintf(err, errlen, "'[%c' inside a class is not supported", *p);
-			goto fail;
-		}
 		if (c == '\\') {
 			const char *body = class_body(*p);
 
@@ -123,6 +119,8 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 			dash = true;
 		else if (c == '^')
 			caret = true;
+		else if (c == '[')
+			lb = true;	/* Python: a literal, never "[:" "[." "[=" */
 		else {
 			lit[0] = c;
 			put(&items, lit);
@@ -133,7 +131,7 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 		goto fail;
 	}
 	*pp = p + 1;
-	if (!neg && !rb && !items.len && caret && !dash) {
+	if (!neg && !rb && !items.len && caret && !dash && !lb) {
 		put(b, "\\^");
 		free(items.s);
 		return 0;
@@ -143,6 +141,10 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 		put(b, "]");
 	if (items.s)
 		put(b, items.s);
+	/* Last but for '^' and '-': nothing after it can make it open a
+	 * POSIX class, collating element or equivalence class. */
+	if (lb)
+		put(b, "[");
 	if (caret)
 		put(b, "^");
 	if (dash)
@@ -275,16 +277,25 @@ fail:
 	return -1;
 }
 
-int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
-			size_t n, char *err, size_t errlen)
+/* A UTF-8 locale (C.UTF-8 is in every glibc since 2.35 and in Debian's
+ * before), or 0. */
+static locale_t utf8_locale(void)
+{
+	static const char *const names[] = { "C.UTF-8", "C.utf8", "en_US.UTF-8" };
+	locale_t l = 0;
+
+	for (size_t i = 0; !l && i < sizeof(names) / sizeof(names[0]); i++)
+		l = newlocale(LC_CTYPE_MASK | LC_COLLATE_MASK, names[i], 0);
+	return l;
+}
+
+static int compile_all(struct rp_excludes *x, const char *const *pats,
+		       size_t n, char *err, size_t errlen)
 {
 	struct sbuf all = { 0 };
 	char why[200];
 	int rc;
 
-	memset(x, 0, sizeof(*x));
-	if (!n)
-		return 0;
 	put(&all, "^(");
 	for (size_t i = 0; i < n; i++) {
 		regex_t one;
@@ -326,14 +337,50 @@ int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
 	return 0;
 }
 
+int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
+			size_t n, char *err, size_t errlen)
+{
+	locale_t old;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	if (!n)
+		return 0;
+	x->utf8 = utf8_locale();
+	if (!x->utf8) {
+		snprintf(err, errlen, "excludes: no UTF-8 locale (C.UTF-8) to match "
+			 "paths by characters as Python does");
+		return -1;
+	}
+	old = uselocale(x->utf8);
+	ret = compile_all(x, pats, n, err, errlen);
+	uselocale(old);
+	if (ret) {
+		freelocale(x->utf8);
+		x->utf8 = 0;
+	}
+	return ret;
+}
+
 bool rp_excludes_match(const struct rp_excludes *x, const char *path)
 {
-	return x->set && !regexec(&x->re, path, 0, NULL, 0);
+	locale_t old;
+	bool m;
+
+	if (!x->set)
+		return false;
+	old = uselocale(x->utf8);
+	m = !regexec(&x->re, path, 0, NULL, 0);
+	uselocale(old);
+	return m;
 }
 
 void rp_excludes_free(struct rp_excludes *x)
 {
 	if (x->set)
 		regfree(&x->re);
+	if (x->utf8)
+		freelocale(x->utf8);
 	x->set = false;
+	x->utf8 = 0;
 }

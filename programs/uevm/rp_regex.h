@@ -8,12 +8,14 @@
  * (also (?:...) and (?P<name>...)), alternation, every quantifier (lazy
  * ones too: laziness does not change whether a match exists), ^ $ \A \Z.
  * Lookarounds, backreferences, \b and inline flags are refused with a
- * message rather than matched differently.  Paths are matched byte by
- * byte.
+ * message rather than matched differently.  Paths are matched as UTF-8
+ * text (regcomp and regexec in a UTF-8 locale), so that '.' and counts
+ * take a character, as Python's do on the str Keylime matches.
  */
 #ifndef UEVM_RP_REGEX_H
 #define UEVM_RP_REGEX_H
 
+#include <locale.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 struct rp_excludes {
 	regex_t re;
 	bool set;		/* false: no excludes, nothing matches */
+	locale_t utf8;		/* the UTF-8 locale the regex runs in */
 };
 
 /* Translate one Python regex; *OUT is malloc'ed.  0, or -1 with the
