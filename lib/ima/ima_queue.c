@@ -287,10 +287,12 @@ static int add_locked(struct ima_measurements *ml, struct ima_template_entry *e)
 	return ret;
 }
 
+static int host_invalidate(struct ima_measurements *ml, int pcr, int err);
+
 static int add_template_entry(struct ima_measurements *ml,
 			      struct ima_template_entry *e)
 {
-	int ret = 0;
+	int ret = 0, pcr = e->pcr;
 
 	pthread_mutex_lock(&ml->lock);
 	if (ml->shared) {
@@ -301,6 +303,7 @@ static int add_template_entry(struct ima_measurements *ml,
 				host_unlock(ml);
 		}
 		if (ret) {
+			ret = host_invalidate(ml, pcr, ret);
 			pthread_mutex_unlock(&ml->lock);
 			ima_template_entry_free(e);
 			return ret;
@@ -309,6 +312,8 @@ static int add_template_entry(struct ima_measurements *ml,
 	ret = add_locked(ml, e);
 	if (ml->shared)
 		host_unlock(ml);
+	if (ret < 0 && ml->shared)
+		ret = host_invalidate(ml, pcr, ret);
 	pthread_mutex_unlock(&ml->lock);
 	return ret;
 }
@@ -946,10 +951,34 @@ static void host_unlock(struct ima_measurements *ml)
 		flock(ml->fd, LOCK_UN);
 }
 
-/* Our entry is in the file: extend, then link.  When the extend fails the
- * TPM lacks it, so it leaves the file again (the list must stay the
- * TPM's replay for every writer).  Either way FILE_SIZE stays at BEFORE
- * unless linked, so a failure is read back by the next catch-up. */
+/*
+ * An add to the host's list failed (ERR): the access it records may be in
+ * no list, and a list that replays would hide that.  Extend the entry's
+ * PCR and the list's with a value no list replays (ima_tpm_invalidate):
+ * from now on until a reboot the list never matches the TPM, so every
+ * verifier fails it.  -ENOTRECOVERABLE when done (the caller audits it),
+ * ERR when the TPM refused that too.
+ */
+static int host_invalidate(struct ima_measurements *ml, int pcr, int err)
+{
+	char why[384];
+	int ret;
+
+	snprintf(why, sizeof(why), "%s", uevm_last_error());
+	ret = ima_tpm_invalidate(ml->tpm, pcr);
+	if (!ret && pcr != ml->cfg.pcr)
+		ret = ima_tpm_invalidate(ml->tpm, ml->cfg.pcr);
+	if (ret)
+		return uevm_err(-err, "%s (and PCR %d could not be invalidated: "
+				"%s)", why, pcr, uevm_last_error());
+	return uevm_err(ENOTRECOVERABLE, "%s; PCR %d invalidated: %s no longer "
+			"replays to the TPM until a reboot", why, pcr, ml->path);
+}
+
+/* Our entry is in the file: extend, then link.  When the extend fails
+ * the entry stays in the file (as the kernel keeps it listed) and the add
+ * fails (host_invalidate).  Either way FILE_SIZE stays at BEFORE unless
+ * linked, so a failure is read back by the next catch-up. */
 static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e,
 		       off_t before)
 {
@@ -957,10 +986,6 @@ static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e
 	int ret = ima_tpm_extend(ml->tpm, e->pcr, e);
 
 	if (ret) {
-		if (ftruncate(ml->fd, before) || (!ml->cfg.no_sync && fdatasync(ml->fd)))
-			ret = uevm_err(EIO, "%s (and cannot take the entry back out "
-				       "of %s: %s)", uevm_last_error(), ml->path,
-				       strerror(errno));
 		ml->file_size = before;
 		ima_template_entry_free(e);
 		return ret;
@@ -976,8 +1001,11 @@ static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e
 struct pend {
 	struct ima_template_entry *e;
 	size_t start, end;	/* in the buffer they were read from */
-	bool kernel;		/* a copy of a kernel entry */
 };
+
+/* How many fewer copies of kernel entries than their bytes suggest a
+ * catch-up tries (each try reads the TPM); past that it fails closed. */
+#define KERNEL_TWINS 8
 
 struct pend_list {
 	struct pend *v;
@@ -1246,7 +1274,8 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 {
 	struct pend_list p = { 0 }, k = { 0 };
 	uint8_t *buf = NULL, *kbuf = NULL;
-	size_t good = 0, kgood = 0, klen = 0, ki = 0, skip = SIZE_MAX, len;
+	size_t good = 0, kgood = 0, klen = 0, ki, skip = SIZE_MAX, len;
+	size_t kmax = 0, kmax_last = 0, kmin;
 	off_t base = ml->file_size, kbase = ml->kernel_off;
 	struct stat st, pst;
 	char why[96] = "";
@@ -1288,27 +1317,41 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 		if (ml->kernel == KERNEL_UNKNOWN && p.n)
 			ml->kernel = k.n && same_bytes(buf, &p.v[0], kbuf, &k.v[0]) ?
 				KERNEL_ON : KERNEL_OFF;
-		/* Copies of the kernel's entries, in its order, are in the
-		 * file already (pulled by another writer). */
-		for (size_t i = 0; ml->kernel == KERNEL_ON && i < p.n && ki < k.n; i++)
-			if (same_bytes(buf, &p.v[i], kbuf, &k.v[ki])) {
-				p.v[i].kernel = true;
-				ki++;
-			}
-		if (ml->kernel != KERNEL_ON)
-			ki = k.n;	/* nothing to pull */
-	} else if (ml->kernel == KERNEL_UNKNOWN && p.n) {
-		ml->kernel = KERNEL_OFF;
+		/* Copies of the kernel's entries, in its order, may be in
+		 * the file already (pulled by another writer): at most
+		 * KMAX of them, KMAX_LAST before the file's last entry. */
+		for (size_t i = 0; ml->kernel == KERNEL_ON && i < p.n && kmax < k.n; i++)
+			if (same_bytes(buf, &p.v[i], kbuf, &k.v[kmax]) && ++kmax &&
+			    i + 1 < p.n)
+				kmax_last = kmax;
 	}
+	if (ml->kernel == KERNEL_UNKNOWN && p.n)
+		ml->kernel = KERNEL_OFF;
+	if (ml->kernel != KERNEL_ON)
+		kmax = kmax_last = k.n;	/* nothing to pull */
+	kmin = kmax > KERNEL_TWINS ? kmax - KERNEL_TWINS : 0;
+	ki = kmax;
 	if (!p.n && ki == k.n)
 		goto commit;
-	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
+	/* Bytes cannot tell a copy of a kernel entry from a uevm entry of
+	 * the same file: the TPM decides how many are copies (most first). */
+	for (;;) {
+		ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
+		if (ret || ki <= kmin)
+			break;
+		ki--;
+	}
 	/* The TPM may lack the file's last entry: its writer stopped between
 	 * append and extend (or someone else wrote it).  One entry only. */
-	if (!ret && p.n && !p.v[p.n - 1].kernel) {
+	if (!ret && p.n) {
 		char why1[96];
 
-		ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1, sizeof(why1));
+		for (ki = kmax_last < kmax ? kmax_last : kmax;; ki--) {
+			ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1,
+					   sizeof(why1));
+			if (ret || ki <= kmin)
+				break;
+		}
 		if (ret > 0)
 			skip = p.n - 1;
 		/* A one-entry list without it is the reset state: a reboot

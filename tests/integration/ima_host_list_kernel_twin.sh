@@ -9,8 +9,12 @@
 # the first writer happens to catch up.  A failed add does not deny the
 # open (ima_store_measurement's error is only audited), and once the list
 # heals it replays to the TPM again: the file was read, never measured, and
-# a verifier cannot tell.  Expected: every file read through a mount is in
-# the list (or the read fails / the PCR stops matching).
+# a verifier cannot tell.  Fixed: the TPM decides how many of the bytes
+# equal to kernel entries are copies (catch_up_once), so the read is in the
+# list.  And an add that fails on a host list (here: the file made
+# immutable) invalidates the PCR: the read is allowed, audited
+# (host-list-invalidated, naming the file), and the list never replays to
+# the TPM again, whatever is added after.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
@@ -28,7 +32,7 @@ mkdir -p "$S1" "$S2" "$M1" "$M2"
 # so that uevmfs's entry for M1/x and the "kernel's" are the same bytes.
 M1R=$(realpath "$M1")
 printf '%s' "$M1R/x" >"$S1/x"
-for f in a b; do echo "$f" >"$S1/$f"; echo "$f" >"$S2/$f"; done
+for f in a b c d; do echo "$f" >"$S1/$f"; echo "$f" >"$S2/$f"; done
 "$UEVM" label -r --hmac-key "raw:$KEY" "$S1" "$S2" >/dev/null
 printf 'measure func=FILE_CHECK mask=^MAY_READ\n' >"$T/policy"
 
@@ -38,7 +42,7 @@ kernel_measures() {
 	python3 "$FIX" "$K" "$@" | while read -r d; do tpm2_pcrextend -T "$TCTI" "10:$d"; done
 }
 kernel_measures boot_aggregate /usr/bin/kernel-measured
-OPTS="key=raw:$KEY,policy=$T/policy,tcti=$TCTI,kernel_ml=$K,ml=$H"
+OPTS="key=raw:$KEY,policy=$T/policy,tcti=$TCTI,kernel_ml=$K,ml=$H,audit_log=$T/audit.log,nosyslog"
 ufs_mount "$S1" "$M1" "$OPTS" || { fail "uevmfs 1 mounts"; exit 1; }
 P1=$UFS_PID
 ufs_mount "$S2" "$M2" "$OPTS" || { fail "uevmfs 2 mounts"; exit 1; }
@@ -52,7 +56,29 @@ cat "$M2/a" "$M1/b" >/dev/null
 names=$(python3 "$REF" "$H" "$T/ref.ascii" >/dev/null && awk '{ print $5 }' "$T/ref.ascii")
 expect_match "the file read through mount 2 is in the list" "$(realpath "$M2")/b" "$names"
 python3 "$REF" "$H" /dev/null >"$T/ref.out"
-expect_eq "  the list replays to PCR 10 (so a verifier passes it)" "$(tpm_pcr sha256 10)" \
-	"$(awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }' "$T/ref.out")"
+replay10() {
+	python3 "$REF" "$H" /dev/null |
+		awk '$1 == "pcr" && $2 == "sha256" && $3 + 0 == 10 { print $4 }'
+}
+expect_eq "  the list replays to PCR 10" "$(tpm_pcr sha256 10)" "$(replay10)"
+expect_eq "  no add failed" "" "$(grep -F op=add_measurement "$T/audit.log" 2>/dev/null)"
+
+# A failed add on the host list (EPERM: immutable file; on_exit undoes it).
+on_exit "chattr -i '$H' 2>/dev/null"
+chattr +i "$H"
+check "a read whose measurement cannot be added is allowed (as the kernel)" cat "$M2/c"
+check "  an audit record names the file: host-list-invalidated" \
+	ufs_records host-list-invalidated "$(realpath "$M2")/c"
+chattr -i "$H"
+check "  PCR 10 no longer equals the list's replay" \
+	test "$(tpm_pcr sha256 10)" != "$(replay10)"
+check "the next read through the other mount is allowed" cat "$M1/d"
+check "  the list still does not replay to PCR 10" \
+	test "$(tpm_pcr sha256 10)" != "$(replay10)"
+check "a read through mount 2 again is allowed" cat "$M2/d"
+check "  its add fails (the list is refused), audited" \
+	ufs_records host-list-invalidated "$(realpath "$M2")/d"
+check "  the list still does not replay to PCR 10" \
+	test "$(tpm_pcr sha256 10)" != "$(replay10)"
 fusermount3 -u "$M1"; fusermount3 -u "$M2"
 wait_quiet "$WAIT_S" ufs_gone "$P1"; wait_quiet "$WAIT_S" ufs_gone "$P2"
