@@ -37,17 +37,32 @@
  * at a resume: the same on disk as an entry written by someone else);
  * anything else is refused, and every add fails, naming the list.  Entries
  * are linked only after that check: readers walk the list without locks,
- * so nothing linked is ever taken back.  A failed extend takes its entry
- * back out of the file (the list stays the TPM's replay for all writers).
+ * so nothing linked is ever taken back.
  * ima_ml_refresh is a catch-up without an add, for readers of the list.
+ *
+ * An add that fails on the host list (lock, catch-up refused, append,
+ * extend) leaves an access in no list; the front-ends allow it anyway, as
+ * the kernel does, so the failure must show in the TPM instead:
+ * host_invalidate extends the entry's PCR and the list's with zeros,
+ * which no list replays (an entry extends a hash, a violation 0xff..),
+ * and the add returns ENOTRECOVERABLE (audited as host-list-invalidated,
+ * naming the file).  From then on until a reboot no verifier passes the
+ * list.  A failed extend leaves its entry in the file, as the kernel
+ * leaves it listed: if the TPM took neither, the next catch-up finds the
+ * TPM lacking the last entry and records a violation under its name.
  *
  * The kernel's list: a new host list on a PCR that is not in its reset
  * state starts with a copy of the kernel's binary list (byte for byte, its
  * own boot_aggregate first) when its replay equals the TPM in every bank.
  * A list whose first entry is the kernel's first one is adopted; every
- * catch-up reads the kernel's list from the offset taken so far (copies
- * the other writers made are recognised by their bytes, in order) and
+ * catch-up reads the kernel's list from the offset taken so far and
  * appends what the kernel added since: the kernel extended those already.
+ * Copies the other writers made are recognised by their bytes, in order;
+ * but a uevm entry of a file the kernel measured too can be the same
+ * bytes as the kernel's (ima-ng, same path and digest), so the bytes give
+ * only the most copies there can be.  The TPM decides: the catch-up tries
+ * that many, then one fewer (the kernel's entry still to pull), and so on
+ * (KERNEL_TWINS at most), and takes the first that replays.
  * The race that remains: the kernel extends between a writer's read of
  * its list and that writer's extend; the TPM then has the kernel's entry
  * before ours and the file after it.  The next catch-up finds the replay
