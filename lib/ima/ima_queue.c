@@ -63,13 +63,15 @@
  * only the most copies there can be.  The TPM decides: the catch-up tries
  * that many, then one fewer (the kernel's entry still to pull), and so on
  * (KERNEL_TWINS at most), and takes the first that replays.
- * The race that remains: the kernel extends between a writer's read of
- * its list and that writer's extend; the TPM then has the kernel's entry
- * before ours and the file after it.  The next catch-up finds the replay
- * different and the list is refused from then on (fail closed: a verifier
- * would refuse it too) until a new list is started (TPM reset).  The
- * window is one append, fdatasync and extend long; a kernel extend during
- * the catch-up itself is harmless (read again, up to three times).
+ * The kernel can extend between a writer's read of its list and that
+ * writer's extend; the TPM then has the kernel's entries before ours and
+ * the file after it.  So after its extend a writer reads the kernel's
+ * list again (host_reorder); when it grew, the TPM decides where ours
+ * went among the new entries, and the file is rewritten in that order
+ * (its tail only, under the lock) before anything is linked.  A kernel
+ * extend during the catch-up itself is harmless (read again, up to three
+ * times).  What remains: a crash between that cut and the rewrite leaves
+ * a list the TPM does not match, refused until a TPM reset (fail closed).
  *
  * A reboot: a list that does not describe the TPM at open is of a
  * previous boot when every PCR it extends (and cfg.pcr) is in its reset
@@ -994,6 +996,10 @@ static int host_invalidate(struct ima_measurements *ml, int pcr, int err)
  * the entry stays in the file (as the kernel keeps it listed) and the add
  * fails (host_invalidate).  Either way FILE_SIZE stays at BEFORE unless
  * linked, so a failure is read back by the next catch-up. */
+static int host_reorder(struct ima_measurements *ml,
+			const struct ima_template_entry *e, off_t *before,
+			off_t *after);
+
 static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e,
 		       off_t before)
 {
@@ -1004,6 +1010,13 @@ static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e
 		ml->file_size = before;
 		ima_template_entry_free(e);
 		return ret;
+	}
+	if (ml->kernel == KERNEL_ON && ml->kernel_path) {
+		ret = host_reorder(ml, e, &before, &after);
+		if (ret) {
+			ima_template_entry_free(e);
+			return ret;
+		}
 	}
 	ml->file_size = before;
 	ret = link_entry(ml, e);
@@ -1251,6 +1264,98 @@ static int pull_kernel(struct ima_measurements *ml, struct pend_list *k,
 	}
 	ml->kernel_off = kbase + (off_t)to;
 	return link_pend(ml, k, ki, base, SIZE_MAX);
+}
+
+/* Where our entry E went among the kernel's new entries K (read from
+ * kernel_off): after the first J of them, the one order that replays.
+ * 1 found, 0 none, -errno. */
+static int reorder_find(struct ima_measurements *ml,
+			const struct ima_template_entry *e,
+			const struct pend_list *k, size_t *j)
+{
+	struct pend_list p = { 0 };
+	char why[96];
+	int ret = 0;
+
+	p.v = calloc(k->n + 1, sizeof(*p.v));
+	if (!p.v)
+		return uevm_err(ENOMEM, "out of memory");
+	for (*j = 0; *j <= k->n && !ret; ++*j) {
+		p.n = 0;
+		for (size_t i = 0; i < *j; i++)
+			p.v[p.n++].e = k->v[i].e;
+		p.v[p.n++].e = (struct ima_template_entry *)e;
+		ret = host_matches(ml, &p, k, *j, SIZE_MAX, 0, why, sizeof(why));
+	}
+	--*j;
+	free(p.v);	/* the entries are K's and the caller's */
+	return ret;
+}
+
+/*
+ * The kernel may extend between our catch-up's read of its list and our
+ * extend: the TPM then holds its entries before ours, the file after.
+ * Read its list again; when it grew, find the order that replays
+ * (reorder_find) and write the file in that order (we hold its lock),
+ * the kernel's entries before ours linked as pulled.  *BEFORE, *AFTER:
+ * where E's bytes are in the file, then and now.
+ */
+static int host_reorder(struct ima_measurements *ml,
+			const struct ima_template_entry *e, off_t *before,
+			off_t *after)
+{
+	struct pend_list k = { 0 };
+	uint8_t *kbuf = NULL, *ebuf = NULL;
+	size_t kgood = 0, klen = 0, elen = (size_t)(*after - *before), j = 0, n;
+	off_t base;
+	int ret = 0;
+
+	/* The kernel may extend again while we compare: read it again. */
+	for (int tries = 0; tries < 3 && !ret; tries++) {
+		pend_free(&k);
+		free(kbuf);
+		kbuf = NULL;
+		if (read_kernel(ml->kernel_path, ml->kernel_off, &kbuf, &klen))
+			goto out;	/* as at a catch-up: nothing to pull */
+		ret = pend_parse(ml->kernel_path, ml->kernel_off, kbuf, klen,
+				 &k, &kgood);
+		if (ret || !k.n)
+			goto out;
+		ret = reorder_find(ml, e, &k, &j);
+	}
+	if (ret <= 0 || !j)
+		goto out;	/* in order already, or the next catch-up refuses */
+	ebuf = malloc(elen);
+	ret = ebuf ? read_at(ml->fd, *before, ebuf, elen) : -ENOMEM;
+	if (!ret && ftruncate(ml->fd, *before))
+		ret = -errno;
+	if (!ret)
+		ret = write_all(ml->fd, kbuf, k.v[j - 1].end);
+	if (!ret)
+		ret = write_all(ml->fd, ebuf, elen);
+	if (!ret && !ml->cfg.no_sync && fdatasync(ml->fd))
+		ret = -errno;
+	if (ret) {
+		ret = uevm_err(-ret, "%s: cannot put the kernel's entries before "
+			       "ours (it extended during our add): %s", ml->path,
+			       strerror(-ret));
+		goto out;
+	}
+	base = *before;
+	n = k.n;
+	k.n = j;
+	ret = link_pend(ml, &k, 0, base, SIZE_MAX);
+	k.n = n;
+	if (ret)
+		goto out;
+	ml->kernel_off += (off_t)k.v[j - 1].end;
+	*before = ml->file_size;
+	*after = *before + (off_t)elen;
+out:
+	pend_free(&k);
+	free(kbuf);
+	free(ebuf);
+	return ret < 0 ? ret : 0;
 }
 
 /* A violation in place of an entry the TPM never saw (under both locks). */
