@@ -82,3 +82,5 @@ check "  the list still does not replay to PCR 10" \
 	test "$(tpm_pcr sha256 10)" != "$(replay10)"
 fusermount3 -u "$M1"; fusermount3 -u "$M2"
 wait_quiet "$WAIT_S" ufs_gone "$P1"; wait_quiet "$WAIT_S" ufs_gone "$P2"
+expect_eq "both uevmfs exited without a sanitizer report" "" \
+	"$(grep -E 'Sanitizer|runtime error' "$T/uevmfs.stderr")"
