@@ -99,6 +99,8 @@ int ima_ml_mac_write(struct ima_ml_mac *m, uint64_t count, uint64_t size,
 /* The TPM's banks this build can extend: sha1, sha256, sha384, sha512, sm3. */
 int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 		   const struct ima_template_entry *e);
+/* Extend PCR with a value no list replays (a failed host-list add). */
+int ima_tpm_invalidate(struct ima_tpm *tpm, int pcr);
 /* Bit (1 << algo) for each allocated bank this build can compute. */
 uint32_t ima_tpm_banks(struct ima_tpm *tpm);
 

@@ -37,24 +37,41 @@
  * at a resume: the same on disk as an entry written by someone else);
  * anything else is refused, and every add fails, naming the list.  Entries
  * are linked only after that check: readers walk the list without locks,
- * so nothing linked is ever taken back.  A failed extend takes its entry
- * back out of the file (the list stays the TPM's replay for all writers).
+ * so nothing linked is ever taken back.
  * ima_ml_refresh is a catch-up without an add, for readers of the list.
+ *
+ * An add that fails on the host list (lock, catch-up refused, append,
+ * extend) leaves an access in no list; the front-ends allow it anyway, as
+ * the kernel does, so the failure must show in the TPM instead:
+ * host_invalidate extends the entry's PCR and the list's with zeros,
+ * which no list replays (an entry extends a hash, a violation 0xff..),
+ * and the add returns ENOTRECOVERABLE (audited as host-list-invalidated,
+ * naming the file).  From then on until a reboot no verifier passes the
+ * list.  A failed extend leaves its entry in the file, as the kernel
+ * leaves it listed: if the TPM took neither, the next catch-up finds the
+ * TPM lacking the last entry and records a violation under its name.
  *
  * The kernel's list: a new host list on a PCR that is not in its reset
  * state starts with a copy of the kernel's binary list (byte for byte, its
  * own boot_aggregate first) when its replay equals the TPM in every bank.
  * A list whose first entry is the kernel's first one is adopted; every
- * catch-up reads the kernel's list from the offset taken so far (copies
- * the other writers made are recognised by their bytes, in order) and
+ * catch-up reads the kernel's list from the offset taken so far and
  * appends what the kernel added since: the kernel extended those already.
- * The race that remains: the kernel extends between a writer's read of
- * its list and that writer's extend; the TPM then has the kernel's entry
- * before ours and the file after it.  The next catch-up finds the replay
- * different and the list is refused from then on (fail closed: a verifier
- * would refuse it too) until a new list is started (TPM reset).  The
- * window is one append, fdatasync and extend long; a kernel extend during
- * the catch-up itself is harmless (read again, up to three times).
+ * Copies the other writers made are recognised by their bytes, in order;
+ * but a uevm entry of a file the kernel measured too can be the same
+ * bytes as the kernel's (ima-ng, same path and digest), so the bytes give
+ * only the most copies there can be.  The TPM decides: the catch-up tries
+ * that many, then one fewer (the kernel's entry still to pull), and so on
+ * (KERNEL_TWINS at most), and takes the first that replays.
+ * The kernel can extend between a writer's read of its list and that
+ * writer's extend; the TPM then has the kernel's entries before ours and
+ * the file after it.  So after its extend a writer reads the kernel's
+ * list again (host_reorder); when it grew, the TPM decides where ours
+ * went among the new entries, and the file is rewritten in that order
+ * (its tail only, under the lock) before anything is linked.  A kernel
+ * extend during the catch-up itself is harmless (read again, up to three
+ * times).  What remains: a crash between that cut and the rewrite leaves
+ * a list the TPM does not match, refused until a TPM reset (fail closed).
  *
  * A reboot: a list that does not describe the TPM at open is of a
  * previous boot when every PCR it extends (and cfg.pcr) is in its reset
@@ -287,10 +304,12 @@ static int add_locked(struct ima_measurements *ml, struct ima_template_entry *e)
 	return ret;
 }
 
+static int host_invalidate(struct ima_measurements *ml, int pcr, int err);
+
 static int add_template_entry(struct ima_measurements *ml,
 			      struct ima_template_entry *e)
 {
-	int ret = 0;
+	int ret = 0, pcr = e->pcr;
 
 	pthread_mutex_lock(&ml->lock);
 	if (ml->shared) {
@@ -301,6 +320,7 @@ static int add_template_entry(struct ima_measurements *ml,
 				host_unlock(ml);
 		}
 		if (ret) {
+			ret = host_invalidate(ml, pcr, ret);
 			pthread_mutex_unlock(&ml->lock);
 			ima_template_entry_free(e);
 			return ret;
@@ -309,6 +329,8 @@ static int add_template_entry(struct ima_measurements *ml,
 	ret = add_locked(ml, e);
 	if (ml->shared)
 		host_unlock(ml);
+	if (ret < 0 && ml->shared)
+		ret = host_invalidate(ml, pcr, ret);
 	pthread_mutex_unlock(&ml->lock);
 	return ret;
 }
@@ -946,10 +968,38 @@ static void host_unlock(struct ima_measurements *ml)
 		flock(ml->fd, LOCK_UN);
 }
 
-/* Our entry is in the file: extend, then link.  When the extend fails the
- * TPM lacks it, so it leaves the file again (the list must stay the
- * TPM's replay for every writer).  Either way FILE_SIZE stays at BEFORE
- * unless linked, so a failure is read back by the next catch-up. */
+/*
+ * An add to the host's list failed (ERR): the access it records may be in
+ * no list, and a list that replays would hide that.  Extend the entry's
+ * PCR and the list's with a value no list replays (ima_tpm_invalidate):
+ * from now on until a reboot the list never matches the TPM, so every
+ * verifier fails it.  -ENOTRECOVERABLE when done (the caller audits it),
+ * ERR when the TPM refused that too.
+ */
+static int host_invalidate(struct ima_measurements *ml, int pcr, int err)
+{
+	char why[384];
+	int ret;
+
+	snprintf(why, sizeof(why), "%s", uevm_last_error());
+	ret = ima_tpm_invalidate(ml->tpm, pcr);
+	if (!ret && pcr != ml->cfg.pcr)
+		ret = ima_tpm_invalidate(ml->tpm, ml->cfg.pcr);
+	if (ret)
+		return uevm_err(-err, "%s (and PCR %d could not be invalidated: "
+				"%s)", why, pcr, uevm_last_error());
+	return uevm_err(ENOTRECOVERABLE, "%s; PCR %d invalidated: %s no longer "
+			"replays to the TPM until a reboot", why, pcr, ml->path);
+}
+
+/* Our entry is in the file: extend, then link.  When the extend fails
+ * the entry stays in the file (as the kernel keeps it listed) and the add
+ * fails (host_invalidate).  Either way FILE_SIZE stays at BEFORE unless
+ * linked, so a failure is read back by the next catch-up. */
+static int host_reorder(struct ima_measurements *ml,
+			const struct ima_template_entry *e, off_t *before,
+			off_t *after);
+
 static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e,
 		       off_t before)
 {
@@ -957,13 +1007,16 @@ static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e
 	int ret = ima_tpm_extend(ml->tpm, e->pcr, e);
 
 	if (ret) {
-		if (ftruncate(ml->fd, before) || (!ml->cfg.no_sync && fdatasync(ml->fd)))
-			ret = uevm_err(EIO, "%s (and cannot take the entry back out "
-				       "of %s: %s)", uevm_last_error(), ml->path,
-				       strerror(errno));
 		ml->file_size = before;
 		ima_template_entry_free(e);
 		return ret;
+	}
+	if (ml->kernel == KERNEL_ON && ml->kernel_path) {
+		ret = host_reorder(ml, e, &before, &after);
+		if (ret) {
+			ima_template_entry_free(e);
+			return ret;
+		}
 	}
 	ml->file_size = before;
 	ret = link_entry(ml, e);
@@ -976,8 +1029,11 @@ static int host_extend(struct ima_measurements *ml, struct ima_template_entry *e
 struct pend {
 	struct ima_template_entry *e;
 	size_t start, end;	/* in the buffer they were read from */
-	bool kernel;		/* a copy of a kernel entry */
 };
+
+/* How many fewer copies of kernel entries than their bytes suggest a
+ * catch-up tries (each try reads the TPM); past that it fails closed. */
+#define KERNEL_TWINS 8
 
 struct pend_list {
 	struct pend *v;
@@ -1210,6 +1266,98 @@ static int pull_kernel(struct ima_measurements *ml, struct pend_list *k,
 	return link_pend(ml, k, ki, base, SIZE_MAX);
 }
 
+/* Where our entry E went among the kernel's new entries K (read from
+ * kernel_off): after the first J of them, the one order that replays.
+ * 1 found, 0 none, -errno. */
+static int reorder_find(struct ima_measurements *ml,
+			const struct ima_template_entry *e,
+			const struct pend_list *k, size_t *j)
+{
+	struct pend_list p = { 0 };
+	char why[96];
+	int ret = 0;
+
+	p.v = calloc(k->n + 1, sizeof(*p.v));
+	if (!p.v)
+		return uevm_err(ENOMEM, "out of memory");
+	for (*j = 0; *j <= k->n && !ret; ++*j) {
+		p.n = 0;
+		for (size_t i = 0; i < *j; i++)
+			p.v[p.n++].e = k->v[i].e;
+		p.v[p.n++].e = (struct ima_template_entry *)e;
+		ret = host_matches(ml, &p, k, *j, SIZE_MAX, 0, why, sizeof(why));
+	}
+	--*j;
+	free(p.v);	/* the entries are K's and the caller's */
+	return ret;
+}
+
+/*
+ * The kernel may extend between our catch-up's read of its list and our
+ * extend: the TPM then holds its entries before ours, the file after.
+ * Read its list again; when it grew, find the order that replays
+ * (reorder_find) and write the file in that order (we hold its lock),
+ * the kernel's entries before ours linked as pulled.  *BEFORE, *AFTER:
+ * where E's bytes are in the file, then and now.
+ */
+static int host_reorder(struct ima_measurements *ml,
+			const struct ima_template_entry *e, off_t *before,
+			off_t *after)
+{
+	struct pend_list k = { 0 };
+	uint8_t *kbuf = NULL, *ebuf = NULL;
+	size_t kgood = 0, klen = 0, elen = (size_t)(*after - *before), j = 0, n;
+	off_t base;
+	int ret = 0;
+
+	/* The kernel may extend again while we compare: read it again. */
+	for (int tries = 0; tries < 3 && !ret; tries++) {
+		pend_free(&k);
+		free(kbuf);
+		kbuf = NULL;
+		if (read_kernel(ml->kernel_path, ml->kernel_off, &kbuf, &klen))
+			goto out;	/* as at a catch-up: nothing to pull */
+		ret = pend_parse(ml->kernel_path, ml->kernel_off, kbuf, klen,
+				 &k, &kgood);
+		if (ret || !k.n)
+			goto out;
+		ret = reorder_find(ml, e, &k, &j);
+	}
+	if (ret <= 0 || !j)
+		goto out;	/* in order already, or the next catch-up refuses */
+	ebuf = malloc(elen);
+	ret = ebuf ? read_at(ml->fd, *before, ebuf, elen) : -ENOMEM;
+	if (!ret && ftruncate(ml->fd, *before))
+		ret = -errno;
+	if (!ret)
+		ret = write_all(ml->fd, kbuf, k.v[j - 1].end);
+	if (!ret)
+		ret = write_all(ml->fd, ebuf, elen);
+	if (!ret && !ml->cfg.no_sync && fdatasync(ml->fd))
+		ret = -errno;
+	if (ret) {
+		ret = uevm_err(-ret, "%s: cannot put the kernel's entries before "
+			       "ours (it extended during our add): %s", ml->path,
+			       strerror(-ret));
+		goto out;
+	}
+	base = *before;
+	n = k.n;
+	k.n = j;
+	ret = link_pend(ml, &k, 0, base, SIZE_MAX);
+	k.n = n;
+	if (ret)
+		goto out;
+	ml->kernel_off += (off_t)k.v[j - 1].end;
+	*before = ml->file_size;
+	*after = *before + (off_t)elen;
+out:
+	pend_free(&k);
+	free(kbuf);
+	free(ebuf);
+	return ret < 0 ? ret : 0;
+}
+
 /* A violation in place of an entry the TPM never saw (under both locks). */
 static int add_violation_locked(struct ima_measurements *ml,
 				const struct ima_template_entry *dropped)
@@ -1246,7 +1394,8 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 {
 	struct pend_list p = { 0 }, k = { 0 };
 	uint8_t *buf = NULL, *kbuf = NULL;
-	size_t good = 0, kgood = 0, klen = 0, ki = 0, skip = SIZE_MAX, len;
+	size_t good = 0, kgood = 0, klen = 0, ki, skip = SIZE_MAX, len;
+	size_t kmax = 0, kmax_last = 0, kmin;
 	off_t base = ml->file_size, kbase = ml->kernel_off;
 	struct stat st, pst;
 	char why[96] = "";
@@ -1288,27 +1437,41 @@ static int catch_up_once(struct ima_measurements *ml, bool *stale, bool *kernel_
 		if (ml->kernel == KERNEL_UNKNOWN && p.n)
 			ml->kernel = k.n && same_bytes(buf, &p.v[0], kbuf, &k.v[0]) ?
 				KERNEL_ON : KERNEL_OFF;
-		/* Copies of the kernel's entries, in its order, are in the
-		 * file already (pulled by another writer). */
-		for (size_t i = 0; ml->kernel == KERNEL_ON && i < p.n && ki < k.n; i++)
-			if (same_bytes(buf, &p.v[i], kbuf, &k.v[ki])) {
-				p.v[i].kernel = true;
-				ki++;
-			}
-		if (ml->kernel != KERNEL_ON)
-			ki = k.n;	/* nothing to pull */
-	} else if (ml->kernel == KERNEL_UNKNOWN && p.n) {
-		ml->kernel = KERNEL_OFF;
+		/* Copies of the kernel's entries, in its order, may be in
+		 * the file already (pulled by another writer): at most
+		 * KMAX of them, KMAX_LAST before the file's last entry. */
+		for (size_t i = 0; ml->kernel == KERNEL_ON && i < p.n && kmax < k.n; i++)
+			if (same_bytes(buf, &p.v[i], kbuf, &k.v[kmax]) && ++kmax &&
+			    i + 1 < p.n)
+				kmax_last = kmax;
 	}
+	if (ml->kernel == KERNEL_UNKNOWN && p.n)
+		ml->kernel = KERNEL_OFF;
+	if (ml->kernel != KERNEL_ON)
+		kmax = kmax_last = k.n;	/* nothing to pull */
+	kmin = kmax > KERNEL_TWINS ? kmax - KERNEL_TWINS : 0;
+	ki = kmax;
 	if (!p.n && ki == k.n)
 		goto commit;
-	ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
+	/* Bytes cannot tell a copy of a kernel entry from a uevm entry of
+	 * the same file: the TPM decides how many are copies (most first). */
+	for (;;) {
+		ret = host_matches(ml, &p, &k, ki, SIZE_MAX, 0, why, sizeof(why));
+		if (ret || ki <= kmin)
+			break;
+		ki--;
+	}
 	/* The TPM may lack the file's last entry: its writer stopped between
 	 * append and extend (or someone else wrote it).  One entry only. */
-	if (!ret && p.n && !p.v[p.n - 1].kernel) {
+	if (!ret && p.n) {
 		char why1[96];
 
-		ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1, sizeof(why1));
+		for (ki = kmax_last < kmax ? kmax_last : kmax;; ki--) {
+			ret = host_matches(ml, &p, &k, ki, p.n - 1, 0, why1,
+					   sizeof(why1));
+			if (ret || ki <= kmin)
+				break;
+		}
 		if (ret > 0)
 			skip = p.n - 1;
 		/* A one-entry list without it is the reset state: a reboot

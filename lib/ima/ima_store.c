@@ -27,6 +27,13 @@ int ima_store_measurement(struct integrity_sys *s, const struct integrity_event 
 		integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, ev->file, data.filename,
 				    ev->cred, "add_measurement",
 				    uevm_last_error(), ret, false);
+		/* The host's list no longer replays (host_invalidate): say
+		 * which file's access it could not record. */
+		if (ret == -ENOTRECOVERABLE)
+			integrity_audit_msg(s, AUDIT_INTEGRITY_PCR, ev->file,
+					    data.filename, ev->cred,
+					    "add_measurement",
+					    "host-list-invalidated", ret, false);
 		/* As the kernel: a failed TPM extend leaves the entry listed. */
 		return ret == -EIO ? 0 : ret;
 	}

@@ -166,6 +166,7 @@ UEVM_EXPORT int ima_tpm_pcr_read(struct ima_tpm *tpm, int pcr, int algo,
 	return ret;
 }
 
+/* E's digest in every bank; without E, zeros (ima_tpm_invalidate). */
 int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 		   const struct ima_template_entry *e)
 {
@@ -179,7 +180,7 @@ int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 		if (!ima_tpm_has_bank(tpm, tpm_algs[a].algo))
 			continue;
 		ha->hashAlg = tpm_algs[a].alg_id;
-		n = ima_entry_extend_digest(e, tpm_algs[a].algo, (uint8_t *)&ha->digest);
+		n = e ? ima_entry_extend_digest(e, tpm_algs[a].algo, (uint8_t *)&ha->digest) : 0;
 		if (n < 0)
 			return n;
 		digests.count++;
@@ -193,4 +194,12 @@ int ima_tpm_extend(struct ima_tpm *tpm, int pcr,
 		return uevm_err(EIO, "TPM: extending PCR %d: %s", pcr,
 				uevm_tss.Tss2_RC_Decode(rc));
 	return 0;
+}
+
+/* Extend PCR with zeros in every bank: no list can replay that (an entry
+ * extends its template digest, a hash; a violation, listed as zeros,
+ * extends 0xff..ff), so the PCR stops matching any list until a reset. */
+int ima_tpm_invalidate(struct ima_tpm *tpm, int pcr)
+{
+	return ima_tpm_extend(tpm, pcr, NULL);
 }
