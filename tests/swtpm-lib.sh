@@ -82,3 +82,22 @@ for line in sys.stdin:
 last = 8 if bank == "sha1" else 10
 print(hashlib.new(bank, b"".join(pcrs[i] for i in range(last))).hexdigest())' "$1"
 }
+
+# boot_pcrs N: PCRs 0-9 as a firmware leaves them, different at each "boot" N.
+boot_pcrs() {
+	local i
+	for i in $(seq 0 9); do tpm_extend_banks "$i" "boot $1 pcr $i"; done
+}
+# reboot_tpm N: swtpm restarted on its state (startup-clear resets the
+# PCRs), then boot N's PCRs 0-9.
+reboot_tpm() {
+	stop_swtpm
+	start_swtpm || { fail "swtpm restarts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
+	boot_pcrs "$1"
+}
+# ref_pcr LIST BANK PCR: PCR of BANK replayed from the binary LIST by the
+# independent reader (tests/ima_ml_ref.py).
+ref_pcr() {
+	python3 "$TESTS_DIR/ima_ml_ref.py" "$1" /dev/null |
+		awk -v b="$2" -v p="$3" '$1 == "pcr" && $2 == b && $3 == p { print $4 }'
+}

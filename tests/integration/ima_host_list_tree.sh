@@ -19,30 +19,8 @@ for tool in swtpm tpm2_pcrread tpm2_pcrextend python3; do
 	command -v "$tool" >/dev/null || { fail "tools" "$tool is missing"; exit 1; }
 done
 source "$TESTS_DIR/swtpm-lib.sh"
+source "$TESTS_DIR/ml_reader-lib.sh"
 REF=$TESTS_DIR/ima_ml_ref.py
-READER=$TESTS_DIR/ml_reader.py
-READER_PID=
-
-start_reader() {
-	rm -f "$T/cmd" "$T/reply"
-	mkfifo "$T/cmd" "$T/reply"
-	python3 "$READER" "$T/cmd" "$T/reply" &
-	READER_PID=$!
-	exec 7>"$T/cmd" 8<"$T/reply"
-}
-stop_reader() {
-	[ -n "$READER_PID" ] || return 0
-	echo quit >&7
-	exec 7>&- 8<&-
-	wait "$READER_PID"
-	READER_PID=
-}
-on_exit stop_reader
-req() {
-	ANS=
-	echo "$*" >&7
-	read -r -t "$WAIT_S" -u 8 ANS
-}
 
 start_swtpm || { fail "swtpm starts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
 for i in $(seq 0 9); do tpm_extend "$i" "boot$i"; done

@@ -19,34 +19,10 @@
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
+source "$TESTS_DIR/ml_reader-lib.sh"
 
-READER=$TESTS_DIR/ml_reader.py
 LISTS="ascii_runtime_measurements ascii_runtime_measurements_sha256
 binary_runtime_measurements binary_runtime_measurements_sha1 binary_runtime_measurements_sha256"
-READER_PID=
-
-# ---- the reader ------------------------------------------------------------------------
-start_reader() {
-	rm -f "$T/cmd" "$T/reply"
-	mkfifo "$T/cmd" "$T/reply"
-	python3 "$READER" "$T/cmd" "$T/reply" &
-	READER_PID=$!
-	exec 7>"$T/cmd" 8<"$T/reply"
-}
-stop_reader() {
-	[ -n "$READER_PID" ] || return 0
-	echo quit >&7
-	exec 7>&- 8<&-
-	wait "$READER_PID"
-	READER_PID=
-}
-on_exit stop_reader
-# req COMMAND...: one request; its answer in $ANS ("" if the reader died).
-req() {
-	ANS=
-	echo "$*" >&7
-	read -r -t "$WAIT_S" -u 8 ANS
-}
 
 # ---- the checks ----------------------------------------------------------------------------
 # The tree's files have size 0, as securityfs's: cmp compares sizes first,

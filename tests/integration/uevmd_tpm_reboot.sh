@@ -16,22 +16,9 @@ for tool in swtpm tpm2_pcrread tpm2_pcrextend python3 openssl; do
 	command -v "$tool" >/dev/null || { fail "tools" "$tool is missing"; exit 1; }
 done
 source "$TESTS_DIR/swtpm-lib.sh"
-REF=$TESTS_DIR/ima_ml_ref.py
 ZERO=$(printf '0%.0s' $(seq 64))
 L=$T/ml
 
-boot() {	# n: boot PCRs 0-9 as a firmware leaves them, different at each boot
-	local i
-	for i in $(seq 0 9); do tpm_extend_banks "$i" "boot $1 pcr $i"; done
-}
-reboot_tpm() {	# n: swtpm restarted on its state (startup-clear resets the PCRs)
-	stop_swtpm
-	start_swtpm || { fail "swtpm restarts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
-	boot "$1"
-}
-ref_pcr() {	# list bank pcr: the independent reader's replay
-	python3 "$REF" "$1" /dev/null | awk -v b="$2" -v p="$3" '$1 == "pcr" && $2 == b && $3 == p { print $4 }'
-}
 conf() { write_conf "tpm_tcti = $TCTI" "measurement_list = $L" "pcr = 11" "$@"; }
 read_all() { cat "$MNT"/m/f* "$MNT/m/u" >/dev/null; }
 # refused: uevmd exits at start; its output in $T/uevmd.out.
@@ -45,7 +32,7 @@ refused() {
 daemon_list() { "$UEVM" measurements daemon "$@" --socket "$SOCK"; }
 
 start_swtpm || { fail "swtpm starts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
-boot 1
+boot_pcrs 1
 make_image || { fail "loop-mounted ext4 image"; exit 1; }
 make_key "$T/key"
 cat >"$T/policy" <<'EOF'

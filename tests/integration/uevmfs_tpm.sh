@@ -21,7 +21,6 @@ for tool in swtpm tpm2_pcrread tpm2_pcrextend python3 openssl; do
 	command -v "$tool" >/dev/null || { fail "tools" "$tool is missing"; exit 1; }
 done
 source "$TESTS_DIR/swtpm-lib.sh"
-REF=$TESTS_DIR/ima_ml_ref.py
 EDIT=$TESTS_DIR/ima_ml_edit.py
 ZERO=$(printf '0%.0s' $(seq 64))
 KEY=$T/key
@@ -42,19 +41,6 @@ measure func=FILE_CHECK mask=^MAY_READ
 appraise
 EOF
 
-# boot PCRs 0-9 as a firmware leaves them, different at each "boot".
-boot() {	# n
-	local i
-	for i in $(seq 0 9); do tpm_extend_banks "$i" "boot $1 pcr $i"; done
-}
-reboot_tpm() {	# n: swtpm restarted on its state (startup-clear resets the PCRs)
-	stop_swtpm
-	start_swtpm || { fail "swtpm restarts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
-	boot "$1"
-}
-ref_pcr() {	# list bank pcr: the independent reader's replay
-	python3 "$REF" "$1" /dev/null | awk -v b="$2" -v p="$3" '$1 == "pcr" && $2 == b && $3 == p { print $4 }'
-}
 mount_tpm() {	# extra options
 	ufs_mount "$S" "$M" "key=raw:$KEY,ml=$ML,tcti=$TCTI,pcr=11,policy=$T/policy,securityfs=$C,audit_log=$T/audit.log,nosyslog${1:+,$1}"
 }
@@ -77,7 +63,7 @@ refused() {
 }
 
 start_swtpm || { fail "swtpm starts" "$(tail -n 5 "$T/swtpm.log")"; exit 1; }
-boot 1
+boot_pcrs 1
 
 # ---- -o pcr=11, the TCTI as written --------------------------------------------------
 mount_tpm || exit 1
