@@ -75,10 +75,10 @@ out=$(cd "$MNT/home" && "${NOBODY[@]}" "$HELPER" forge-openat2 "$MNT/home" plant
 expect_match "forged openat2 flags: the planted file's open is refused" "^open: (EACCES|EPERM)$" "$out"
 expect_eq "forged openat2 flags: the planted setuid file never runs as root" "" \
 	"$(grep -x 0 <<<"$out")"
-# A deleted file's name ("... (deleted)") is logged in hex.
-hex=$(printf %s "$MNT/home/planted" | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+# The name of a file deleted meanwhile is recorded without readlink's
+# " (deleted)", as the kernel's d_absolute_path gives it.
 check "  audit: missing-hash for the planted file" \
-	log_has "op=appraise_data cause=missing-hash .*name=$hex"
+	log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/home/planted\""
 
 # What must keep working: openat2 by a user, O_TMPFILE and appends.
 expect_eq "openat2(O_TMPFILE) by a user makes a file" ok \
