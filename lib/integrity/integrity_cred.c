@@ -12,10 +12,13 @@
 #include <unistd.h>
 #include "integrity_private.h"
 
-/* Our own user namespace, looked up once: the kernel refuses
- * unshare(CLONE_NEWUSER) and setns() into a user namespace to a process
- * with more than one thread, and the callers that ask about other
- * processes (uevmd, uevmfs) run threads before they ask. */
+/* Our own user namespace, looked up once.  It cannot change under the
+ * callers that ask about other processes (uevmd, uevmfs): the kernel
+ * refuses unshare(CLONE_NEWUSER) and setns() into a user namespace to a
+ * process with more than one thread.  And a single-threaded caller that
+ * moved into a new namespace since only errs on the safe side: the one
+ * remembered is an ancestor of it, where capabilities hold in the new one
+ * too, and a process in the new one has its capabilities ignored. */
 static struct stat self_ns;
 static pthread_once_t self_ns_once = PTHREAD_ONCE_INIT;
 static bool self_ns_ok;
@@ -33,8 +36,6 @@ static bool same_user_ns(pid_t pid)
 	char path[64];
 	struct stat a;
 
-	if (pid == getpid())
-		return true;
 	pthread_once(&self_ns_once, self_ns_init);
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	if (!self_ns_ok || stat(path, &a) < 0)
@@ -99,7 +100,8 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 
 /* Parse /proc/PID/status from FD line by line through a fixed buffer; a
  * line longer than the buffer (Groups: of a process in thousands of
- * groups) is skipped whole. */
+ * groups) is skipped whole.  Name comes first and CapEff after Uid and
+ * Gid: once all are in, the rest is not read. */
 static int read_status(int fd, struct integrity_cred *cred)
 {
 	char buf[4096];
@@ -107,7 +109,7 @@ static int read_status(int fd, struct integrity_cred *cred)
 	bool skipping = false;
 	int got = 0;
 
-	for (;;) {
+	while (got != 7) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		char *line, *nl;
 
@@ -133,7 +135,7 @@ static int read_status(int fd, struct integrity_cred *cred)
 			memmove(buf, line, have);
 		}
 	}
-	if (have && !skipping) {
+	if (got != 7 && have && !skipping) {
 		buf[have] = '\0';
 		status_line(buf, cred, &got);
 	}

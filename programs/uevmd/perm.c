@@ -321,6 +321,10 @@ static void *reader_main(void *arg)
 				}
 				dispatch(m);
 			}
+			/* Back to poll: it says whether more wait, which saves
+			 * the read that would end in EAGAIN after each batch
+			 * (one event a batch when opens come one at a time). */
+			break;
 		}
 	}
 	return NULL;
