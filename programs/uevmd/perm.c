@@ -275,8 +275,11 @@ static void dispatch(const struct fanotify_event_metadata *m)
 		q_head = (int)(sl - slots);
 	q_tail = (int)(sl - slots);
 	q_count++;
-	pthread_cond_signal(&qcond);
 	pthread_mutex_unlock(&qlock);
+	/* After the unlock: the woken worker does not block at once on the
+	 * lock the reader still holds.  The queue changed under the lock,
+	 * and a worker re-checks it under the lock before waiting again. */
+	pthread_cond_signal(&qcond);
 }
 
 static void *reader_main(void *arg)
