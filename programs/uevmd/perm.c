@@ -442,14 +442,25 @@ void perm_release(int worker, struct perm_slot *sl)
 	pthread_mutex_unlock(&qlock);
 }
 
+/* Under qlock: the control thread may ask while perm_start() sets them. */
 int perm_workers(void)
 {
-	return n_workers;
+	int n;
+
+	pthread_mutex_lock(&qlock);
+	n = n_workers;
+	pthread_mutex_unlock(&qlock);
+	return n;
 }
 
 int perm_share(void)
 {
-	return share;
+	int n;
+
+	pthread_mutex_lock(&qlock);
+	n = share;
+	pthread_mutex_unlock(&qlock);
+	return n;
 }
 
 bool perm_late_allow(void)
@@ -571,26 +582,36 @@ static void *worker_main(void *arg)
 int perm_start(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int ret;
+	int ret, nw, sh, *run;
 
 	/* Twice the CPUs (4 to 16): hashing is CPU-bound, and a worker
 	 * held by one user's big file still leaves others some. */
-	n_workers = D->cfg.workers ? D->cfg.workers :
-		    (int)(2 * ncpu < 4 ? 4 : 2 * ncpu > 16 ? 16 : 2 * ncpu);
-	share = D->cfg.worker_share ? D->cfg.worker_share :
-		n_workers - (n_workers / 4 ? n_workers / 4 : 1);
-	if (share < 1 || share > n_workers)
-		share = share < 1 ? 1 : n_workers;
-	workers = calloc((size_t)n_workers, sizeof(*workers));
-	running = malloc((size_t)n_workers * sizeof(*running));
-	if (!workers || !running)
+	nw = D->cfg.workers ? D->cfg.workers :
+	     (int)(2 * ncpu < 4 ? 4 : 2 * ncpu > 16 ? 16 : 2 * ncpu);
+	sh = D->cfg.worker_share ? D->cfg.worker_share : nw - (nw / 4 ? nw / 4 : 1);
+	if (sh < 1 || sh > nw)
+		sh = sh < 1 ? 1 : nw;
+	workers = calloc((size_t)nw, sizeof(*workers));
+	run = malloc((size_t)nw * sizeof(*run));
+	if (!workers || !run) {
+		free(run);
 		return -ENOMEM;
-	for (int i = 0; i < n_workers; i++)
-		running[i] = -1;
-	for (int i = 0; i < n_workers; i++) {
+	}
+	for (int i = 0; i < nw; i++)
+		run[i] = -1;
+	/* Published under qlock: the control thread (status) and the
+	 * reader (already running when the group was adopted) read them. */
+	pthread_mutex_lock(&qlock);
+	n_workers = nw;
+	share = sh;
+	running = run;
+	pthread_mutex_unlock(&qlock);
+	for (int i = 0; i < nw; i++) {
 		ret = pthread_create(&workers[i], NULL, worker_main, (void *)(intptr_t)i);
 		if (ret) {
+			pthread_mutex_lock(&qlock);
 			n_workers = i;
+			pthread_mutex_unlock(&qlock);
 			return -ret;
 		}
 	}
@@ -655,8 +676,15 @@ bool perm_stop(void)
 		stop_late(mono_ns());
 	}
 	free(workers);
-	free(running);
-	running = NULL;
+	{
+		int *run;
+
+		pthread_mutex_lock(&qlock);	/* status may be reading it */
+		run = running;
+		running = NULL;
+		pthread_mutex_unlock(&qlock);
+		free(run);
+	}
 	/* Anything still queued: allowed as the kernel would on close. */
 	for (int i = 0; i < NSLOTS; i++)
 		if (slots[i].state != SLOT_FREE && slots[i].fd >= 0) {
