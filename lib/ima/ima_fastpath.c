@@ -120,17 +120,20 @@ static void possible_actions(const struct ima_policy *p,
 	}
 }
 
-static void file_facts_of(const struct uevm_file *f, struct file_facts *ff)
+/* The filesystem's magic and UUID only when a rule of P tests them. */
+static void file_facts_of(const struct ima_policy *p, const struct uevm_file *f,
+			  struct file_facts *ff)
 {
 	static const uint8_t zero[16];
+	unsigned int conds = ima_policy_conditions(p);
 	struct statfs sfs;
 
 	memset(ff, 0, sizeof(*ff));
 	ff->uid = f->st.st_uid;
 	ff->gid = f->st.st_gid;
-	if (fstatfs(f->fd, &sfs) == 0)
+	if ((conds & IMA_FSMAGIC) && fstatfs(f->fd, &sfs) == 0)
 		ff->fsmagic = (uint64_t)sfs.f_type;
-	if (uevm_file_fsuuid(f, ff->fsuuid) == 0)
+	if ((conds & IMA_FSUUID) && uevm_file_fsuuid(f, ff->fsuuid) == 0)
 		ff->has_fsuuid = memcmp(ff->fsuuid, zero, 16) != 0;
 }
 
@@ -174,7 +177,7 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	    !(funcs & ((1U << FILE_CHECK) | (1U << BPRM_CHECK))) ||
 	    (funcs & ~((1U << FILE_CHECK) | (1U << BPRM_CHECK))))
 		return false;
-	file_facts_of(f, &ff);
+	file_facts_of(p, f, &ff);
 	/* Stamp-checked: a file changed since it was appraised is not done. */
 	iint = integrity_inode_get(s, f);
 	if (!iint)

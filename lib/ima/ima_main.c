@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include "integrity_private.h"
 #include "ima_policy.h"
+#include "ima_policy_private.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 
@@ -56,10 +57,14 @@ static void fsname_of(dev_t dev, char *out, size_t len)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Fill the policy's view of this access. */
-static void match_input(const struct integrity_event *ev,
+/* Fill the policy's view of this access.  The filesystem's magic, name
+ * and UUID are looked up only when a rule of POLICY can test them: no
+ * rule reads what is left zero. */
+static void match_input(const struct ima_policy *policy,
+			const struct integrity_event *ev,
 			struct ima_match_input *in, char *fsname, size_t fsname_len)
 {
+	unsigned int conds = ima_policy_conditions(policy);
 	const struct uevm_file *f = ev->file;
 	struct statfs sfs;
 
@@ -72,11 +77,13 @@ static void match_input(const struct integrity_event *ev,
 	in->egid = ev->cred->egid;
 	in->fowner = f->st.st_uid;
 	in->fgroup = f->st.st_gid;
-	if (fstatfs(f->fd, &sfs) == 0)
+	fsname[0] = '\0';
+	if ((conds & IMA_FSMAGIC) && fstatfs(f->fd, &sfs) == 0)
 		in->fsmagic = (uint64_t)sfs.f_type;
-	fsname_of(f->st.st_dev, fsname, fsname_len);
+	if (conds & IMA_FSNAME)
+		fsname_of(f->st.st_dev, fsname, fsname_len);
 	in->fsname = fsname[0] ? fsname : NULL;
-	if (uevm_file_fsuuid(f, in->fsuuid) == 0) {
+	if ((conds & IMA_FSUUID) && uevm_file_fsuuid(f, in->fsuuid) == 0) {
 		static const uint8_t zero[16];
 
 		in->has_fsuuid = memcmp(in->fsuuid, zero, 16) != 0;
@@ -236,7 +243,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
 		return 0;
-	match_input(ev, &in, fsname, sizeof(fsname));
+	match_input(policy, ev, &in, fsname, sizeof(fsname));
 	ima_match_policy(policy, &in, IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT | IMA_HASH,
 			 &res);
 	if (in.func == FILE_CHECK && (ev->mask & (MAY_WRITE | MAY_APPEND)) && ev->readers)

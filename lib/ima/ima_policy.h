@@ -150,6 +150,9 @@ void ima_match_policy(const struct ima_policy *p,
 /* The actions any rule of the policy can ask for (the kernel's
  * ima_policy_flag): a quick "nothing to do" test for the hooks. */
 int ima_policy_flag(const struct ima_policy *p);
+/* The conditions (IMA_FSMAGIC, IMA_FSUUID, IMA_FSNAME, ...) some rule of
+ * the policy has: what the hooks need to look up about a file. */
+unsigned int ima_policy_conditions(const struct ima_policy *p);
 /* The hash algorithms the first "appraise func=SETXATTR_CHECK" rule
  * allows for security.ima writes (bit N = algo id N); 0: no restriction. */
 unsigned int ima_policy_setxattr_algos(const struct ima_policy *p);

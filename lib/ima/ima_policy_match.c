@@ -195,6 +195,15 @@ UEVM_EXPORT int ima_policy_flag(const struct ima_policy *p)
 	return flag;
 }
 
+unsigned int ima_policy_conditions(const struct ima_policy *p)
+{
+	unsigned int flags = 0;
+
+	for (size_t i = 0; p && i < p->count; i++)
+		flags |= p->rules[i].flags;
+	return flags;
+}
+
 UEVM_EXPORT unsigned int ima_policy_setxattr_algos(const struct ima_policy *p)
 {
 	if (!p)

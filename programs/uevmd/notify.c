@@ -403,7 +403,7 @@ void notify_stop(void)
 	}
 	relabel_stop();
 	started = false;
-	if (wake_efd >= 0)
-		close(wake_efd);
-	wake_efd = -1;
+	/* wake_efd stays open until exit: a worker past notify_sync's
+	 * check of `started` may still write to it (workers stop after
+	 * this), and a closed number could name another file by then. */
 }

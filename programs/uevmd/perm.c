@@ -275,8 +275,11 @@ static void dispatch(const struct fanotify_event_metadata *m)
 		q_head = (int)(sl - slots);
 	q_tail = (int)(sl - slots);
 	q_count++;
-	pthread_cond_signal(&qcond);
 	pthread_mutex_unlock(&qlock);
+	/* After the unlock: the woken worker does not block at once on the
+	 * lock the reader still holds.  The queue changed under the lock,
+	 * and a worker re-checks it under the lock before waiting again. */
+	pthread_cond_signal(&qcond);
 }
 
 static void *reader_main(void *arg)
@@ -321,6 +324,10 @@ static void *reader_main(void *arg)
 				}
 				dispatch(m);
 			}
+			/* Back to poll: it says whether more wait, which saves
+			 * the read that would end in EAGAIN after each batch
+			 * (one event a batch when opens come one at a time). */
+			break;
 		}
 	}
 	return NULL;
@@ -435,14 +442,25 @@ void perm_release(int worker, struct perm_slot *sl)
 	pthread_mutex_unlock(&qlock);
 }
 
+/* Under qlock: the control thread may ask while perm_start() sets them. */
 int perm_workers(void)
 {
-	return n_workers;
+	int n;
+
+	pthread_mutex_lock(&qlock);
+	n = n_workers;
+	pthread_mutex_unlock(&qlock);
+	return n;
 }
 
 int perm_share(void)
 {
-	return share;
+	int n;
+
+	pthread_mutex_lock(&qlock);
+	n = share;
+	pthread_mutex_unlock(&qlock);
+	return n;
 }
 
 bool perm_late_allow(void)
@@ -564,26 +582,36 @@ static void *worker_main(void *arg)
 int perm_start(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int ret;
+	int ret, nw, sh, *run;
 
 	/* Twice the CPUs (4 to 16): hashing is CPU-bound, and a worker
 	 * held by one user's big file still leaves others some. */
-	n_workers = D->cfg.workers ? D->cfg.workers :
-		    (int)(2 * ncpu < 4 ? 4 : 2 * ncpu > 16 ? 16 : 2 * ncpu);
-	share = D->cfg.worker_share ? D->cfg.worker_share :
-		n_workers - (n_workers / 4 ? n_workers / 4 : 1);
-	if (share < 1 || share > n_workers)
-		share = share < 1 ? 1 : n_workers;
-	workers = calloc((size_t)n_workers, sizeof(*workers));
-	running = malloc((size_t)n_workers * sizeof(*running));
-	if (!workers || !running)
+	nw = D->cfg.workers ? D->cfg.workers :
+	     (int)(2 * ncpu < 4 ? 4 : 2 * ncpu > 16 ? 16 : 2 * ncpu);
+	sh = D->cfg.worker_share ? D->cfg.worker_share : nw - (nw / 4 ? nw / 4 : 1);
+	if (sh < 1 || sh > nw)
+		sh = sh < 1 ? 1 : nw;
+	workers = calloc((size_t)nw, sizeof(*workers));
+	run = malloc((size_t)nw * sizeof(*run));
+	if (!workers || !run) {
+		free(run);
 		return -ENOMEM;
-	for (int i = 0; i < n_workers; i++)
-		running[i] = -1;
-	for (int i = 0; i < n_workers; i++) {
+	}
+	for (int i = 0; i < nw; i++)
+		run[i] = -1;
+	/* Published under qlock: the control thread (status) and the
+	 * reader (already running when the group was adopted) read them. */
+	pthread_mutex_lock(&qlock);
+	n_workers = nw;
+	share = sh;
+	running = run;
+	pthread_mutex_unlock(&qlock);
+	for (int i = 0; i < nw; i++) {
 		ret = pthread_create(&workers[i], NULL, worker_main, (void *)(intptr_t)i);
 		if (ret) {
+			pthread_mutex_lock(&qlock);
 			n_workers = i;
+			pthread_mutex_unlock(&qlock);
 			return -ret;
 		}
 	}
@@ -648,8 +676,15 @@ bool perm_stop(void)
 		stop_late(mono_ns());
 	}
 	free(workers);
-	free(running);
-	running = NULL;
+	{
+		int *run;
+
+		pthread_mutex_lock(&qlock);	/* status may be reading it */
+		run = running;
+		running = NULL;
+		pthread_mutex_unlock(&qlock);
+		free(run);
+	}
 	/* Anything still queued: allowed as the kernel would on close. */
 	for (int i = 0; i < NSLOTS; i++)
 		if (slots[i].state != SLOT_FREE && slots[i].fd >= 0) {

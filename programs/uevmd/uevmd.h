@@ -160,7 +160,7 @@ struct uevmd {
 	char *ml_path;			/* the list's file, NULL: in memory */
 	char key_fpr[17];
 	int perm_fd, notif_fd;
-	bool fan_audit;			/* FAN_ENABLE_AUDIT accepted */
+	atomic_bool fan_audit;		/* FAN_ENABLE_AUDIT accepted (status reads it while starting) */
 	atomic_uint ignore_flags;	/* 0: no fast path */
 	struct uevmd_mark marks[2 * UEVMD_MAX_MARKS];
 	int nmarks;

@@ -88,8 +88,9 @@ static bool only_root_writes(const struct uevm_file *f)
 
 /* Keep later opens of this inode out of userspace.  Without
  * FAN_MARK_IGNORED_SURV_MODIFY the kernel drops the mark on the next
- * write; a change between the library's check and the mark is caught by
- * comparing the stamps around both. */
+ * write; a change since the worker's first look at the file (before the
+ * library's check) until the mark stands is caught by comparing the
+ * stamps of both moments. */
 static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
 		     const struct stat *before)
 {
@@ -164,6 +165,7 @@ void worker_handle(struct perm_slot *sl)
 		perm_answer(sl, true, false);
 		return;
 	}
+	before = f.st;
 	fd_path(f.fd, path, sizeof(path));
 	strip_deleted(path, f.st.st_nlink);
 	f.path = path;
@@ -200,7 +202,10 @@ void worker_handle(struct perm_slot *sl)
 	rc = integrity_file_check(D->sys, &ev);
 	perm_answer(sl, rc == 0, false);
 
-	if (rc == 0 && atomic_load(&D->ignore_flags) && fstat(f.fd, &before) == 0)
+	/* The stamp from before the check stands for the content it
+	 * judged: any change since (a label the check wrote included)
+	 * takes the mark away again. */
+	if (rc == 0 && atomic_load(&D->ignore_flags))
 		fastpath(&ev, func, &before);
 	log_flush_local();
 }
