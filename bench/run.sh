@@ -169,7 +169,7 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Machine: $FACTS."
 	echo "Scale: $SCALE; best of $RUNS runs (uevmd rows: median of 3 runs; uevmfs latency rows:"
-	echo "median of $RUNS runs); warm page cache except the cold read. Whole run: $SECS s;"
+	echo "median of $RUNS runs; AIDE: one run each); warm page cache except the cold read. Whole run: $SECS s;"
 	echo "load average $LOAD0 at the start, $LOAD1 at the end (a busy machine lowers every figure)."
 	echo
 	awk -f "$SRC/table.awk" "$RES"

@@ -142,11 +142,13 @@ row read_cold "seq. read, cold (disk)" "$cold_n" "$cold_u" MB/s ">= 0.85"
 
 # ---- writes --------------------------------------------------------------------------
 # Each run writes a new file (the old one removed and synced, untimed);
-# dd's close returns once uevmfs has relabelled it.
+# dd's close returns once uevmfs has relabelled it.  The old file is
+# removed through the same path: removed under the mount's back, uevmfs's
+# cached entry would still name the deleted file.
 best_write() {	# dir: the fastest of RUNS writes of the big file into dir/w
 	local b= t
 	for _ in $(seq 1 "$RUNS"); do
-		rm -f "$S/w"
+		rm -f "$1/w"
 		sync
 		t=$(secs writef "$1/w")
 		if [ -z "$b" ] || [ "$(calc "$t < $b")" = 1 ]; then b=$t; fi
@@ -160,7 +162,7 @@ wrote_u=$(mbs "$(best_write "$M")")
 "$UEVM" verify -q --hmac-key "raw:$WORK/key" "$S/w" ||
 	die "the file written through uevmfs does not verify"
 row write "seq. write + close (uevmfs rehashes)" "$wrote_n" "$wrote_u" MB/s ">= 0.60"
-rm -f "$S/w"
+rm -f "$M/w"
 
 # ---- latency ---------------------------------------------------------------------------
 cat >"$WORK/lat.py" <<'EOF'
