@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
 # Helpers shared by the bench/ scripts (sourced, not run).
 #
 # Every script prints its own report and, when BENCH_RESULTS names a file,

@@ -35,11 +35,11 @@ trap 'exit 130' INT TERM
 (umask 077 && head -c 32 /dev/urandom >"$WORK/key")
 
 best_wall() {	# CMD...: the smallest wall-clock seconds of RUNS runs
-	local b= wall cpu
+	local b="" wall _cpu
 	for _ in $(seq 1 "$RUNS"); do
 		[ "$1" = "$UEVM" ] && "$UEVM" clear -r -q "$TREE"
 		cputime "$WORK/run" "$@" || { cat "$WORK/run.err" >&2; die "$* failed"; }
-		read -r wall cpu <"$WORK/run.time"
+		read -r wall _cpu <"$WORK/run.time"
 		if [ -z "$b" ] || [ "$(calc "$wall < $b")" = 1 ]; then b=$wall; fi
 	done
 	echo "$b"

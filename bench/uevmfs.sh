@@ -95,7 +95,7 @@ secs() {
 # calc EXPR: awk arithmetic (1/0 for comparisons)
 calc() { awk "BEGIN { print ($1) }"; }
 best() {	# runs CMD...: the smallest of RUNS runs
-	local b= t
+	local b="" t
 	for _ in $(seq 1 "$RUNS"); do
 		t=$(secs "$@")
 		if [ -z "$b" ] || [ "$(calc "$t < $b")" = 1 ]; then b=$t; fi
@@ -128,7 +128,7 @@ drop; readf "$S/big"
 row read_fuse_cold "seq. read, mount's cache cold (FUSE path)" "$(mbs "$(best readf "$S/big")")" \
 	"$(mbs "$(drop; readf "$S/big"; secs readf "$M/big")")" MB/s ">= 0.70"
 best_cold() {	# path: the fastest of RUNS reads, each after dropping caches
-	local b= t
+	local b="" t
 	for _ in $(seq 1 "$RUNS"); do
 		drop
 		t=$(secs readf "$1")
@@ -146,7 +146,7 @@ row read_cold "seq. read, cold (disk)" "$cold_n" "$cold_u" MB/s ">= 0.85"
 # removed through the same path: removed under the mount's back, uevmfs's
 # cached entry would still name the deleted file.
 best_write() {	# dir: the fastest of RUNS writes of the big file into dir/w
-	local b= t
+	local b="" t
 	for _ in $(seq 1 "$RUNS"); do
 		rm -f "$1/w"
 		sync
@@ -188,7 +188,7 @@ read -r on sn < <(lat "$S/small")
 read -r ou su < <(lat "$M/small")
 row open "open+close, cached (appraised once)" "$on" "$ou" us "<= 2.00"
 row stat "stat, cached" "$sn" "$su" us "<= 3.00"
-read -r oa sa < <(lat "$A/small")
+read -r oa _ < <(lat "$A/small")
 row open_auto "open+close, cached, automatic fast path" "$on" "$oa" us "<= 2.00"
 read -r of sf < <(lat "$F/small")
 row open_fastopen "open+close, cached, fastopen" "$on" "$of" us "<= 2.00"
