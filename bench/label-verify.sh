@@ -61,7 +61,7 @@ CPUS=$(nproc)
 # uevm walks with -x; find uses -xdev so that both see the same files.
 find "$TREE" -xdev -type f -print0 >"$WORK/files"
 read -r NFILES BYTES < <(find "$TREE" -xdev -type f -printf '%s\n' |
-	awk '{ n++; b += $1 } END { printf "%d %d\n", n, b }')
+	awk '{ n++; b += $1 } END { printf "%d %.0f\n", n, b }')
 NOBJ=$(find "$TREE" -xdev | wc -l)
 [ "$NFILES" -gt 0 ] || die "$TREE has no regular files"
 
