@@ -74,7 +74,9 @@ for kib in $SIZES; do
 		result "scale.$kib.j$j.mbs" "$mbs"
 		printf ' %20s' "$(printf '%.0f (%.0f)' "$mbs" "$fps")"
 	done
-	s=$(best_wall xargs -0 openssl dgst -sha256 <"$WORK/files")
+	# -a: every run reads the list (stdin would be empty after the first)
+	s=$(best_wall xargs -0 -a "$WORK/files" openssl dgst -sha256)
+	[ "$(wc -l <"$WORK/run.out")" -eq "$n" ] || die "openssl did not hash every file"
 	mbs=$(calc "$bytes / 1e6 / ($s < 1e-6 ? 1e-6 : $s)")
 	fps=$(calc "$n / ($s < 1e-6 ? 1e-6 : $s)")
 	printf '%s 0 %.1f %.0f\n' "$kib" "$mbs" "$fps" >>"$OUT/scaling.dat"
