@@ -94,7 +94,8 @@ help:
 	@echo "make deb       the Debian packages (debian/) into build/deb (dpkg-buildpackage)"
 	@echo "make fuzz      build the libFuzzer targets (clang) and run each FUZZ_TIME seconds (default 20)"
 	@echo "make demo      install dependencies, label an example tree, tamper with it, verify"
-	@echo "make bench     label/verify throughput against sha256sum and openssl (BENCH_TREE=dir)"
+	@echo "make bench     issue 17's table in one run: uevm against its peers, targets, scaling PNG in build/bench (root; BENCH_SCALE=small|tiny)"
+	@echo "make bench-tree  label/verify throughput against sha256sum and openssl on one tree (BENCH_TREE=dir)"
 	@echo "make bench-uevmfs  uevmfs against the native fs: read/write MB/s, open/stat latency (root)"
 	@echo "make install   install into DESTDIR/PREFIX (default /usr/local); make uninstall"
 	@echo "make dist      the release tarball build/uevm-$(VERSION).tar.gz"
@@ -186,7 +187,11 @@ demo: deps
 	$(MAKE) all
 	examples/demo.sh $(UEVM)
 
+# make bench: bench/run.sh (BENCH_SCALE, BENCH_RUNS, BENCH_OUT: see there).
+.PHONY: bench-tree
 bench: all
+	bench/run.sh $(B)
+bench-tree: all
 	bench/label-verify.sh $(UEVM) $(BENCH_TREE)
 
 # install_dirs DIR...: install -d, noting in $(INSTALLED_DIRS) each

@@ -9,6 +9,9 @@ set -eu
 # tests/integration/deb_package.sh.
 # python3-cryptography, xxd: tests/integration/uevmd_keys.sh (the key
 # entries of the list read as Keylime reads them).
+# aide, gnuplot-nox: make bench (bench/run.sh: AIDE is the peer of two rows,
+# gnuplot draws scaling.png) and tests/integration/bench_smoke.sh (file:
+# that scaling.png is a PNG).
 PACKAGES="
 build-essential
 pkg-config
@@ -59,6 +62,9 @@ zsh
 systemd
 python3-cryptography
 xxd
+aide
+gnuplot-nox
+file
 "
 
 missing=""
