@@ -60,6 +60,14 @@ UEVM_EXPORT int uevm_hash_buffer(int algo, const void *data, size_t len,
 
 UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 {
+	return hash_fd_sized(fd, algo, -1, digest);
+}
+
+/* Read-ahead advice pays for itself only past one buffer's worth. */
+#define FADVISE_MIN (4 * HASH_BUF_SIZE)
+
+int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest)
+{
 	const EVP_MD *md = uevm_hash_md(algo);
 	uint8_t *hash_buf;
 	EVP_MD_CTX *ctx;
@@ -78,7 +86,8 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 		return uevm_err(ENOMEM, "cannot initialise %s",
 				uevm_hash_algo_name(algo));
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (size < 0 || size >= FADVISE_MIN)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (;;) {
 		ssize_t n;
 
@@ -99,6 +108,11 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 			break;
 		EVP_DigestUpdate(ctx, hash_buf, (size_t)n);
 		off += n;
+		/* A short read at the size known before: the end.  A file that
+		 * grew meanwhile has another size now, which the caller's
+		 * stat after the hash sees (ima_collect_stable). */
+		if (size >= 0 && n < HASH_BUF_SIZE && off >= size)
+			break;
 	}
 	if (!ret && !EVP_DigestFinal_ex(ctx, digest, NULL))
 		ret = uevm_err(EIO, "OpenSSL digest failed");

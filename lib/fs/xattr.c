@@ -19,6 +19,68 @@ static ssize_t get(const struct uevm_file *f, const char *name, void *buf,
 		     : getxattr(PROC_FD(f, p), name, buf, size);
 }
 
+static ssize_t list(const struct uevm_file *f, char *buf, size_t size)
+{
+	char p[40];
+
+	/* listxattr, not llistxattr: like getxattr in get(), it follows the
+	 * /proc magic link to the very object and no further. */
+	return f->io ? flistxattr(f->fd, buf, size)
+		     : listxattr(PROC_FD(f, p), buf, size);
+}
+
+void xattr_names_load(const struct uevm_file *f, struct xattr_names *l)
+{
+	l->heap = NULL;
+	l->names = l->small;
+	l->len = list(f, l->small, sizeof(l->small));
+	for (int tries = 0; l->len < 0 && errno == ERANGE && tries < 8; tries++) {
+		/* A long list: ask its size, then read it (it can grow). */
+		ssize_t want = list(f, NULL, 0);
+		char *nb;
+
+		if (want < 0)
+			break;
+		nb = realloc(l->heap, (size_t)want + 1);
+		if (!nb)
+			break;
+		l->heap = l->names = nb;
+		l->len = list(f, nb, (size_t)want + 1);
+	}
+	if (l->len >= 0)
+		return;
+	/* No xattrs at all on this filesystem: no name is there, as get()
+	 * answering EOPNOTSUPP for each would have said. */
+	l->len = errno == EOPNOTSUPP ? 0 : -errno;
+	if (l->len < 0) {
+		free(l->heap);
+		l->heap = NULL;
+		l->names = l->small;
+	}
+}
+
+void xattr_names_free(struct xattr_names *l)
+{
+	free(l->heap);
+	l->heap = NULL;
+}
+
+int xattr_names_has(const struct xattr_names *l, const char *name)
+{
+	const char *p = l->names, *end = l->names + (l->len > 0 ? l->len : 0);
+
+	if (l->len < 0)
+		return -1;
+	while (p < end) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		if (!strncmp(p, name, n) && name[n] == '\0')
+			return 1;
+		p += n + 1;
+	}
+	return 0;
+}
+
 int xattr_check_support(const struct uevm_file *f)
 {
 	if (get(f, XATTR_NAME_EVM, NULL, 0) >= 0 || errno != EOPNOTSUPP)
@@ -27,10 +89,21 @@ int xattr_check_support(const struct uevm_file *f)
 			strerror(EOPNOTSUPP));
 }
 
+/* Labels are small (security.ima 34 bytes with SHA-256, security.evm 21):
+ * a first buffer of this size reads most values in one call, with no
+ * size query before it. */
+#define XATTR_FIRST_BUF 256
+
 UEVM_EXPORT ssize_t uevm_getxattr_alloc(const struct uevm_file *f,
 					const char *name, uint8_t **buf,
 					size_t *bufsize)
 {
+	if (!*buf) {
+		*buf = malloc(XATTR_FIRST_BUF);
+		if (!*buf)
+			return -ENOMEM;
+		*bufsize = XATTR_FIRST_BUF;
+	}
 	for (int tries = 0; tries < 8; tries++) {
 		ssize_t n;
 
