@@ -38,6 +38,40 @@ static uint8_t *thread_hash_buf(void)
 	return buf;
 }
 
+/* And one digest context per thread, reset for each file: no allocation of
+ * the context and of OpenSSL's provider state per file. */
+static pthread_key_t hash_ctx_key;
+static int hash_ctx_key_err;
+static pthread_once_t hash_ctx_once = PTHREAD_ONCE_INIT;
+
+static void hash_ctx_free(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);	/* cleanses the state */
+}
+
+static void hash_ctx_key_init(void)
+{
+	hash_ctx_key_err = pthread_key_create(&hash_ctx_key, hash_ctx_free);
+}
+
+static EVP_MD_CTX *thread_hash_ctx(void)
+{
+	EVP_MD_CTX *ctx;
+
+	pthread_once(&hash_ctx_once, hash_ctx_key_init);
+	if (hash_ctx_key_err)
+		return EVP_MD_CTX_new();
+	ctx = pthread_getspecific(hash_ctx_key);
+	if (!ctx) {
+		ctx = EVP_MD_CTX_new();
+		if (ctx && pthread_setspecific(hash_ctx_key, ctx)) {
+			EVP_MD_CTX_free(ctx);
+			ctx = NULL;
+		}
+	}
+	return ctx;
+}
+
 static __thread const volatile int *hash_cancel;
 
 UEVM_EXPORT void uevm_hash_cancel_on(const volatile int *flag)
@@ -80,9 +114,10 @@ int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest)
 	hash_buf = thread_hash_buf();
 	if (!hash_buf)
 		return uevm_err(ENOMEM, "out of memory");
-	ctx = EVP_MD_CTX_new();
+	ctx = thread_hash_ctx();
 	if (!ctx || !EVP_DigestInit_ex(ctx, md, NULL)) {
-		EVP_MD_CTX_free(ctx);
+		if (hash_ctx_key_err)
+			EVP_MD_CTX_free(ctx);
 		return uevm_err(ENOMEM, "cannot initialise %s",
 				uevm_hash_algo_name(algo));
 	}
@@ -116,6 +151,7 @@ int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest)
 	}
 	if (!ret && !EVP_DigestFinal_ex(ctx, digest, NULL))
 		ret = uevm_err(EIO, "OpenSSL digest failed");
-	EVP_MD_CTX_free(ctx);
+	if (hash_ctx_key_err)
+		EVP_MD_CTX_free(ctx);
 	return ret;
 }
