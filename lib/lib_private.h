@@ -161,6 +161,12 @@ int evm_calc_hmac_with(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const struct stat *st, const struct xattr_names *names,
 		       const char *req_name, const uint8_t *req_value,
 		       size_t req_len, uint8_t hmac[UEVM_HMAC_SIZE]);
+/* uevm_evm_verify with REQ_NAME's value given (evm_main.c). */
+enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
+				      const struct uevm_file *f,
+				      const char *req_name,
+				      const uint8_t *req_value, size_t req_len,
+				      char *detail, size_t detail_len);
 int evm_misc_from_stat(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const struct stat *st, struct uevm_hmac_misc *misc);
 /* evm_verify_hmac for a signature value (types 0x03, 0x05). */

@@ -205,7 +205,9 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 		goto out;
 	}
 
-	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	/* The HMAC over the very security.ima value checked below. */
+	v->evm_status = evm_verify_with(ctx, f, XATTR_NAME_IMA, buf, (size_t)n,
+					v->detail, sizeof(v->detail));
 	ret = ima_appraise_value(ctx, f, buf, (size_t)n, flags, &dig, v);
 out:
 	free(buf);
