@@ -94,16 +94,9 @@ int xattr_check_support(const struct uevm_file *f)
  * size query before it. */
 #define XATTR_FIRST_BUF 256
 
-UEVM_EXPORT ssize_t uevm_getxattr_alloc(const struct uevm_file *f,
-					const char *name, uint8_t **buf,
-					size_t *bufsize)
+static ssize_t getxattr_alloc(const struct uevm_file *f, const char *name,
+			      uint8_t **buf, size_t *bufsize)
 {
-	if (!*buf) {
-		*buf = malloc(XATTR_FIRST_BUF);
-		if (!*buf)
-			return -ENOMEM;
-		*bufsize = XATTR_FIRST_BUF;
-	}
 	for (int tries = 0; tries < 8; tries++) {
 		ssize_t n;
 
@@ -132,6 +125,30 @@ UEVM_EXPORT ssize_t uevm_getxattr_alloc(const struct uevm_file *f,
 		}
 	}
 	return -ERANGE;
+}
+
+UEVM_EXPORT ssize_t uevm_getxattr_alloc(const struct uevm_file *f,
+					const char *name, uint8_t **buf,
+					size_t *bufsize)
+{
+	bool mine = !*buf;
+	ssize_t n;
+
+	if (mine) {
+		*buf = malloc(XATTR_FIRST_BUF);
+		if (!*buf)
+			return -ENOMEM;
+		*bufsize = XATTR_FIRST_BUF;
+	}
+	n = getxattr_alloc(f, name, buf, bufsize);
+	/* A failed call leaves no buffer it allocated (ENODATA is common,
+	 * and callers may return without freeing). */
+	if (n < 0 && mine) {
+		free(*buf);
+		*buf = NULL;
+		*bufsize = 0;
+	}
+	return n;
 }
 
 UEVM_EXPORT int uevm_xattr_cmp(const struct uevm_file *f, const char *name,
