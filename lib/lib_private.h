@@ -126,7 +126,9 @@ int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest);
 int xattr_check_support(const struct uevm_file *f);
 
 /* The names of F's xattrs, from one listxattr (xattr.c): a name that is
- * not listed is not there, so that it costs no getxattr to find out. */
+ * not listed is not there, so that it costs no getxattr to find out.
+ * Only on filesystems known to list all they hold (ext*, xfs, btrfs,
+ * tmpfs, f2fs); elsewhere, or if the listing fails in any way, len < 0. */
 struct xattr_names {
 	ssize_t len;		/* bytes of names, or -errno: unknown, ask each */
 	char *names;		/* small or heap */

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <sys/statfs.h>
 #include <sys/xattr.h>
+#include <linux/magic.h>
 #include "lib_private.h"
 
 /* O_PATH fds (symlinks, devices) refuse f*xattr; /proc/self/fd/N reaches
@@ -29,10 +32,40 @@ static ssize_t list(const struct uevm_file *f, char *buf, size_t size)
 		     : listxattr(PROC_FD(f, p), buf, size);
 }
 
+/*
+ * Filesystems whose listxattr names every xattr their getxattr returns,
+ * from the same store, so that a name not listed is not there.  Anywhere
+ * else (FUSE, whose server may list less than it returns; network and
+ * stacked filesystems; anything unknown) the listing is not trusted for
+ * absence and each protected name is asked for, as the kernel's EVM does.
+ */
+static bool listing_complete(const struct uevm_file *f)
+{
+	struct statfs sf;
+
+	if (fstatfs(f->fd, &sf) < 0)
+		return false;
+	switch ((unsigned long)sf.f_type) {
+	case EXT4_SUPER_MAGIC:		/* also ext2 and ext3 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case F2FS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void xattr_names_load(const struct uevm_file *f, struct xattr_names *l)
 {
 	l->heap = NULL;
 	l->names = l->small;
+	if (!listing_complete(f)) {
+		/* Not asked: its listing could not be trusted for absence. */
+		l->len = -EOPNOTSUPP;
+		return;
+	}
 	l->len = list(f, l->small, sizeof(l->small));
 	for (int tries = 0; l->len < 0 && errno == ERANGE && tries < 8; tries++) {
 		/* A long list: ask its size, then read it (it can grow). */
@@ -47,16 +80,16 @@ void xattr_names_load(const struct uevm_file *f, struct xattr_names *l)
 		l->heap = l->names = nb;
 		l->len = list(f, nb, (size_t)want + 1);
 	}
+	if (l->len < 0)
+		/* Any failure of the listing, EOPNOTSUPP and ENOSYS included
+		 * (a FUSE server with no listxattr handler says so while its
+		 * getxattr works): unknown, every protected name is asked. */
+		l->len = -(errno ? errno : EIO);
 	if (l->len >= 0)
 		return;
-	/* No xattrs at all on this filesystem: no name is there, as get()
-	 * answering EOPNOTSUPP for each would have said. */
-	l->len = errno == EOPNOTSUPP ? 0 : -errno;
-	if (l->len < 0) {
-		free(l->heap);
-		l->heap = NULL;
-		l->names = l->small;
-	}
+	free(l->heap);
+	l->heap = NULL;
+	l->names = l->small;
 }
 
 void xattr_names_free(struct xattr_names *l)
