@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The EVM HMAC, as the kernel's evm_calc_hmac_or_hash and hmac_add_misc. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib_private.h"
 
 UEVM_EXPORT void uevm_hmac_misc_init_size(struct uevm_hmac_misc *m,
@@ -127,17 +129,19 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 
 /*
  * Filesystem UUIDs already asked for, by the st_dev of the fd that was
- * asked (uevm_ctx_cache_fsuuid).  st_dev names the mounted filesystem
- * for as long as it stays mounted, and an attacker who can only rename
- * and replace files cannot change which filesystem an open fd is on;
- * a short-lived CLI run does not outlive its mounts, which is why only
- * it turns this on.
+ * asked (uevm_ctx_cache_fsuuid).  Each entry holds a dup of that fd until
+ * the cache is freed: the superblock stays alive (an umount fails EBUSY,
+ * a lazy one leaves it), so its device number cannot be handed to another
+ * filesystem mounted meanwhile and st_dev keeps naming this one.  An
+ * attacker who can only rename and replace files cannot change which
+ * filesystem an open fd is on.  Only short CLI runs turn this on.
  */
 struct evm_uuid_cache {
 	pthread_mutex_t lock;
 	size_t n;
 	struct {
 		dev_t dev;
+		int pin;	/* keeps the filesystem, and so dev, alive */
 		uint8_t uuid[16];
 	} e[64];
 };
@@ -160,6 +164,8 @@ void evm_uuid_cache_free(struct evm_uuid_cache *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->n; i++)
+		close(c->e[i].pin);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -189,9 +195,16 @@ static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		return ret;
 	pthread_mutex_lock(&c->lock);
 	if (c->n < sizeof(c->e) / sizeof(c->e[0])) {
-		c->e[c->n].dev = f->st.st_dev;
-		memcpy(c->e[c->n].uuid, uuid, 16);
-		c->n++;
+		/* F's own fd, open and on f->st.st_dev: the pin is on the very
+		 * filesystem the UUID came from.  No pin, no entry. */
+		int pin = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+
+		if (pin >= 0) {
+			c->e[c->n].dev = f->st.st_dev;
+			c->e[c->n].pin = pin;
+			memcpy(c->e[c->n].uuid, uuid, 16);
+			c->n++;
+		}
 	}
 	pthread_mutex_unlock(&c->lock);
 	return 0;
