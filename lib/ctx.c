@@ -100,6 +100,7 @@ UEVM_EXPORT void uevm_ctx_free(struct uevm_ctx *ctx)
 		return;
 	uevm_key_free(ctx->key);
 	uevm_certset_free(ctx->certs);
+	evm_uuid_cache_free(ctx->uuid_cache);
 	free(ctx->xattrs);
 	free(ctx);
 }

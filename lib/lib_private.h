@@ -79,7 +79,10 @@ struct uevm_ctx {
 	size_t nxattrs;
 	struct uevm_certset *certs;	/* signature checks (lib/sig_*.c) */
 	unsigned int flags;		/* UEVM_CTX_* of uevm/sig.h */
+	struct evm_uuid_cache *uuid_cache;	/* or NULL: ask each file */
 };
+struct evm_uuid_cache;
+void evm_uuid_cache_free(struct evm_uuid_cache *c);
 
 /* A digest collected from a file's content. */
 struct ima_digest {
@@ -100,16 +103,42 @@ int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest);
 /* The same, also giving the stamp (fstat) the content was hashed at. */
 int ima_collect_stable_stat(const struct uevm_file *f, int algo,
 			    uint8_t *digest, struct stat *hashed);
+/* The same, with BEFORE (a stat taken before hashing) instead of a new
+ * fstat when not NULL. */
+int ima_collect_stable_from(const struct uevm_file *f, int algo,
+			    uint8_t *digest, const struct stat *before,
+			    struct stat *hashed);
 /* Write security.ima = VAL (LEN) and its security.evm HMAC, the file left
  * as it was if security.evm cannot be written (ima_label_write.c). */
 int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		     const uint8_t *val, size_t len);
+/* The same with ST, a fresh fstat of F's fd, for the HMAC's metadata. */
+int ima_write_labels_st(const struct uevm_ctx *ctx, const struct uevm_file *f,
+			const uint8_t *val, size_t len, const struct stat *st);
+/* uevm_hash_fd knowing the size SIZE the file had just before (or -1):
+ * a short read that reaches it is the end, without a read of 0 bytes. */
+int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest);
 /* What a filesystem without security.* xattrs (ramfs, some FUSE and network
  * filesystems) makes of every label: the cause, not a hint at --uuid. */
 #define XATTR_UNSUPPORTED "the filesystem does not support security.* extended attributes"
 /* 0, or -EOPNOTSUPP with that message when F's filesystem has no
  * security.* xattrs at all (xattr.c). */
 int xattr_check_support(const struct uevm_file *f);
+
+/* The names of F's xattrs, from one listxattr (xattr.c): a name that is
+ * not listed is not there, so that it costs no getxattr to find out.
+ * Only on filesystems known to list all they hold (ext*, xfs, btrfs,
+ * tmpfs, f2fs); elsewhere, or if the listing fails in any way, len < 0. */
+struct xattr_names {
+	ssize_t len;		/* bytes of names, or -errno: unknown, ask each */
+	char *names;		/* small or heap */
+	char *heap;
+	char small[1024];
+};
+void xattr_names_load(const struct uevm_file *f, struct xattr_names *l);
+void xattr_names_free(struct xattr_names *l);
+/* 1 listed, 0 not, -1 the listing failed: ask with getxattr. */
+int xattr_names_has(const struct xattr_names *l, const char *name);
 
 /* Signatures (lib/sig_*.c).  The EVM data walk shared by the HMAC and
  * the signature hash: each protected value of F in list order (REQ_NAME's
@@ -124,6 +153,24 @@ int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const char *req_name, const uint8_t *req_value,
 		       size_t req_len, evm_update_fn update, void *arg,
 		       bool *ima_present);
+int evm_collect_xattrs_listed(const struct uevm_ctx *ctx,
+			      const struct uevm_file *f,
+			      const struct xattr_names *names,
+			      const char *req_name, const uint8_t *req_value,
+			      size_t req_len, evm_update_fn update, void *arg,
+			      bool *ima_present);
+int evm_calc_hmac_with(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const struct stat *st, const struct xattr_names *names,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, uint8_t hmac[UEVM_HMAC_SIZE]);
+/* uevm_evm_verify with REQ_NAME's value given (evm_main.c). */
+enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
+				      const struct uevm_file *f,
+				      const char *req_name,
+				      const uint8_t *req_value, size_t req_len,
+				      char *detail, size_t detail_len);
+int evm_misc_from_stat(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const struct stat *st, struct uevm_hmac_misc *misc);
 /* evm_verify_hmac for a signature value (types 0x03, 0x05). */
 enum integrity_status evm_verify_digsig(const struct uevm_ctx *ctx,
 					const struct uevm_file *f,

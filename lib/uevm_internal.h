@@ -91,6 +91,10 @@ int evm_xattr_parse(const uint8_t *val, size_t len, struct uevm_xattr_value *out
 size_t evm_misc_encode(const struct uevm_hmac_misc *m, uint8_t out[24]);
 int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       struct uevm_hmac_misc *misc);
+/* Keep each filesystem's UUID once read, by st_dev, for CTX's lifetime:
+ * for a run that does not outlive the mounts it walks (uevm label,
+ * verify); a daemon asks each time. */
+int uevm_ctx_cache_fsuuid(struct uevm_ctx *ctx);
 int evm_misc_in(const struct uevm_hmac_misc *in, struct uevm_hmac_misc *out);
 
 /* ---- signatures ----------------------------------------------------------- */

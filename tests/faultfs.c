@@ -23,6 +23,10 @@
  *   removexattr NAME ERRNO XATTR
  *   listxattr NAME ERRNO
  *   noxattr   NAME                          every xattr call: EOPNOTSUPP
+ *   slowopen  NAME MS                       each open waits likewise (logged
+ *                                           as "slowopen NAME")
+ *   listhide  NAME XATTR                    listxattr leaves XATTR out,
+ *                                           getxattr still returns it
  *   slow      NAME MS                       each read waits MS milliseconds,
  *                                           or until the rule is removed
  *                                           (logged as "slow NAME ? END",
@@ -30,7 +34,8 @@
  *
  * NAME is a file's last path component or '*'; XATTR a name or '*';
  * ERRNO a symbolic name (EIO, ENOSPC, EDQUOT, EROFS, EOPNOTSUPP, EACCES,
- * EUCLEAN).
+ * EUCLEAN, ENOSYS: the kernel then takes the operation for unimplemented
+ * on the whole mount, as with a server that has no handler for it).
  * Every injected failure is logged to RULES.hits, one line
  * "OP NAME ERRNO" each, so a test can tell that the fault was really hit.
  */
@@ -74,7 +79,7 @@ static const struct { const char *name; int err; } errnos[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
 	{ "EROFS", EROFS }, { "EOPNOTSUPP", EOPNOTSUPP }, { "ENOTSUP", ENOTSUP },
 	{ "EACCES", EACCES }, { "EPERM", EPERM }, { "E2BIG", E2BIG },
-	{ "EUCLEAN", EUCLEAN },
+	{ "EUCLEAN", EUCLEAN }, { "ENOSYS", ENOSYS },
 };
 
 static int errno_by_name(const char *s)
@@ -126,8 +131,13 @@ static void reload_rules(void)
 		snprintf(r->op, sizeof(r->op), "%s", op);
 		snprintf(r->name, sizeof(r->name), "%s", name);
 		r->len = -1;
-		if (!strcmp(op, "slow")) {
+		if (!strcmp(op, "slow") || !strcmp(op, "slowopen")) {
 			r->off = n >= 3 ? atoll(e) : 0;
+			nrules++;
+			continue;
+		}
+		if (!strcmp(op, "listhide") && n >= 3) {
+			snprintf(r->xattr, sizeof(r->xattr), "%s", e);
 			nrules++;
 			continue;
 		}
@@ -247,13 +257,28 @@ static int ff_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 	return 0;
 }
 
+static long long held_ms(const char *op, const char *path);
+
 static int ff_open(const char *path, struct fuse_file_info *fi)
 {
 	int err = fault("open", path, NULL, 0, 0);
 	int fd;
 
+	long long ms = held_ms("slowopen", path);
+
 	if (err)
 		return -err;
+	if (ms > 0) {
+		/* Logged before the wait: a test acts while the open is held. */
+		FILE *fp = fopen(hits_path, "a");
+
+		if (fp) {
+			fprintf(fp, "slowopen %s\n", strrchr(path, '/') + 1);
+			fclose(fp);
+		}
+		for (; ms > 0 && held_ms("slowopen", path) > 0; ms -= 10)
+			nanosleep(&(struct timespec){ 0, 10 * 1000000 }, NULL);
+	}
 	{
 		BACK(path);
 		fd = open(bp, fi->flags & ~O_CREAT);
@@ -275,8 +300,8 @@ static int ff_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	return 0;
 }
 
-/* The delay of a "slow" rule for PATH, in milliseconds (0: none). */
-static long long slow_ms(const char *path)
+/* The delay of an OP rule ("slow", "slowopen") for PATH, in ms (0: none). */
+static long long held_ms(const char *op, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	long long ms = 0;
@@ -285,11 +310,16 @@ static long long slow_ms(const char *path)
 	pthread_mutex_lock(&rules_lock);
 	reload_rules();
 	for (int i = 0; i < nrules; i++)
-		if (!strcmp(rules[i].op, "slow") &&
+		if (!strcmp(rules[i].op, op) &&
 		    (!strcmp(rules[i].name, "*") || !strcmp(rules[i].name, base)))
 			ms = rules[i].off;
 	pthread_mutex_unlock(&rules_lock);
 	return ms;
+}
+
+static long long slow_ms(const char *path)
+{
+	return held_ms("slow", path);
 }
 
 /* "slow NAME ? END": END is where the read ends, so that a test can tell
@@ -444,16 +474,47 @@ static int ff_getxattr(const char *path, const char *name, char *val, size_t siz
 	return n < 0 ? -errno : (int)n;
 }
 
+/* Whether a listhide rule leaves XATTR of PATH out of its listing. */
+static bool list_hidden(const char *path, const char *xattr)
+{
+	const char *base = strrchr(path, '/');
+	bool hide = false;
+
+	base = base ? base + 1 : path;
+	pthread_mutex_lock(&rules_lock);
+	reload_rules();
+	for (int i = 0; i < nrules && !hide; i++)
+		hide = !strcmp(rules[i].op, "listhide") &&
+		       (!strcmp(rules[i].name, "*") || !strcmp(rules[i].name, base)) &&
+		       !strcmp(rules[i].xattr, xattr);
+	pthread_mutex_unlock(&rules_lock);
+	return hide;
+}
+
 static int ff_listxattr(const char *path, char *list, size_t size)
 {
 	int err = fault("listxattr", path, NULL, 0, 0);
-	ssize_t n;
+	char all[65536];
+	ssize_t n, out = 0;
 
 	if (err)
 		return -err;
 	BACK(path);
-	n = llistxattr(bp, list, size);
-	return n < 0 ? -errno : (int)n;
+	n = llistxattr(bp, all, sizeof(all));
+	if (n < 0)
+		return -errno;
+	for (char *p = all; p < all + n; p += strlen(p) + 1) {
+		size_t l = strlen(p) + 1;
+
+		if (list_hidden(path, p))
+			continue;
+		if (size && (size_t)out + l > size)
+			return -ERANGE;
+		if (size)
+			memcpy(list + out, p, l);
+		out += (ssize_t)l;
+	}
+	return (int)out;
 }
 
 static int ff_removexattr(const char *path, const char *name)

@@ -38,6 +38,40 @@ static uint8_t *thread_hash_buf(void)
 	return buf;
 }
 
+/* And one digest context per thread, reset for each file: no allocation of
+ * the context and of OpenSSL's provider state per file. */
+static pthread_key_t hash_ctx_key;
+static int hash_ctx_key_err;
+static pthread_once_t hash_ctx_once = PTHREAD_ONCE_INIT;
+
+static void hash_ctx_free(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);	/* cleanses the state */
+}
+
+static void hash_ctx_key_init(void)
+{
+	hash_ctx_key_err = pthread_key_create(&hash_ctx_key, hash_ctx_free);
+}
+
+static EVP_MD_CTX *thread_hash_ctx(void)
+{
+	EVP_MD_CTX *ctx;
+
+	pthread_once(&hash_ctx_once, hash_ctx_key_init);
+	if (hash_ctx_key_err)
+		return EVP_MD_CTX_new();
+	ctx = pthread_getspecific(hash_ctx_key);
+	if (!ctx) {
+		ctx = EVP_MD_CTX_new();
+		if (ctx && pthread_setspecific(hash_ctx_key, ctx)) {
+			EVP_MD_CTX_free(ctx);
+			ctx = NULL;
+		}
+	}
+	return ctx;
+}
+
 static __thread const volatile int *hash_cancel;
 
 UEVM_EXPORT void uevm_hash_cancel_on(const volatile int *flag)
@@ -60,6 +94,14 @@ UEVM_EXPORT int uevm_hash_buffer(int algo, const void *data, size_t len,
 
 UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 {
+	return hash_fd_sized(fd, algo, -1, digest);
+}
+
+/* Read-ahead advice pays for itself only past one buffer's worth. */
+#define FADVISE_MIN (4 * HASH_BUF_SIZE)
+
+int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest)
+{
 	const EVP_MD *md = uevm_hash_md(algo);
 	uint8_t *hash_buf;
 	EVP_MD_CTX *ctx;
@@ -72,13 +114,15 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 	hash_buf = thread_hash_buf();
 	if (!hash_buf)
 		return uevm_err(ENOMEM, "out of memory");
-	ctx = EVP_MD_CTX_new();
+	ctx = thread_hash_ctx();
 	if (!ctx || !EVP_DigestInit_ex(ctx, md, NULL)) {
-		EVP_MD_CTX_free(ctx);
+		if (hash_ctx_key_err)
+			EVP_MD_CTX_free(ctx);
 		return uevm_err(ENOMEM, "cannot initialise %s",
 				uevm_hash_algo_name(algo));
 	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (size < 0 || size >= FADVISE_MIN)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	for (;;) {
 		ssize_t n;
 
@@ -99,9 +143,15 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 			break;
 		EVP_DigestUpdate(ctx, hash_buf, (size_t)n);
 		off += n;
+		/* A short read at the size known before: the end.  A file that
+		 * grew meanwhile has another size now, which the caller's
+		 * stat after the hash sees (ima_collect_stable). */
+		if (size >= 0 && n < HASH_BUF_SIZE && off >= size)
+			break;
 	}
 	if (!ret && !EVP_DigestFinal_ex(ctx, digest, NULL))
 		ret = uevm_err(EIO, "OpenSSL digest failed");
-	EVP_MD_CTX_free(ctx);
+	if (hash_ctx_key_err)
+		EVP_MD_CTX_free(ctx);
 	return ret;
 }

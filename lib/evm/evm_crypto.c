@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The EVM HMAC, as the kernel's evm_calc_hmac_or_hash and hmac_add_misc. */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib_private.h"
 
 UEVM_EXPORT void uevm_hmac_misc_init_size(struct uevm_hmac_misc *m,
@@ -124,22 +127,100 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 	return 0;
 }
 
-int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
-		       struct uevm_hmac_misc *misc)
+/*
+ * Filesystem UUIDs already asked for, by the st_dev of the fd that was
+ * asked (uevm_ctx_cache_fsuuid).  Each entry holds a dup of that fd until
+ * the cache is freed: the superblock stays alive (an umount fails EBUSY,
+ * a lazy one leaves it), so its device number cannot be handed to another
+ * filesystem mounted meanwhile and st_dev keeps naming this one.  An
+ * attacker who can only rename and replace files cannot change which
+ * filesystem an open fd is on.  Only short CLI runs turn this on.
+ */
+struct evm_uuid_cache {
+	pthread_mutex_t lock;
+	size_t n;
+	struct {
+		dev_t dev;
+		int pin;	/* keeps the filesystem, and so dev, alive */
+		uint8_t uuid[16];
+	} e[64];
+};
+
+int uevm_ctx_cache_fsuuid(struct uevm_ctx *ctx)
+{
+	struct evm_uuid_cache *c;
+
+	if (ctx->uuid_cache)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return uevm_err(ENOMEM, "out of memory");
+	pthread_mutex_init(&c->lock, NULL);
+	ctx->uuid_cache = c;
+	return 0;
+}
+
+void evm_uuid_cache_free(struct evm_uuid_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		close(c->e[i].pin);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
+			 uint8_t uuid[16])
+{
+	struct evm_uuid_cache *c = ctx->uuid_cache;
+	int ret;
+
+	if (!c)
+		return uevm_file_fsuuid(f, uuid);
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->e[i].dev == f->st.st_dev) {
+			memcpy(uuid, c->e[i].uuid, 16);
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	/* f->st is the fstat of F's own fd, the one the ioctl goes to (or,
+	 * for an object not opened for I/O, uevm_file_fsuuid checks that its
+	 * parent's fd is on the same st_dev).  Errors are not kept. */
+	ret = uevm_file_fsuuid(f, uuid);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	if (c->n < sizeof(c->e) / sizeof(c->e[0])) {
+		/* F's own fd, open and on f->st.st_dev: the pin is on the very
+		 * filesystem the UUID came from.  No pin, no entry. */
+		int pin = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+
+		if (pin >= 0) {
+			c->e[c->n].dev = f->st.st_dev;
+			c->e[c->n].pin = pin;
+			memcpy(c->e[c->n].uuid, uuid, 16);
+			c->n++;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* struct h_misc from ST, a fresh fstat of F's fd. */
+int evm_misc_from_stat(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const struct stat *st, struct uevm_hmac_misc *misc)
 {
 	int ret;
 
-	struct stat st;
-
-	/* The object's current metadata: it may have changed (chmod, chown
-	 * through a hook) since it was opened. */
-	if (fstat(f->fd, &st) < 0)
-		return uevm_err(errno, "stat failed: %m");
 	uevm_hmac_misc_init(misc);
-	misc->ino = st.st_ino;
-	misc->uid = st.st_uid;
-	misc->gid = st.st_gid;
-	misc->mode = (uint16_t)st.st_mode;
+	misc->ino = st->st_ino;
+	misc->uid = st->st_uid;
+	misc->gid = st->st_gid;
+	misc->mode = (uint16_t)st->st_mode;
 	misc->m32 = ctx->cfg.m32;
 	ret = uevm_file_generation(f, &misc->generation);
 	if (ret)
@@ -152,7 +233,7 @@ int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		memcpy(misc->uuid, ctx->cfg.uuid, 16);
 		break;
 	default:
-		ret = uevm_file_fsuuid(f, misc->uuid);
+		ret = fsuuid_cached(ctx, f, misc->uuid);
 		if (ret)
 			return ret;
 		misc->has_uuid = true;
@@ -160,14 +241,28 @@ int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	return 0;
 }
 
+int evm_misc_from_file(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       struct uevm_hmac_misc *misc)
+{
+	struct stat st;
+
+	/* The object's current metadata: it may have changed (chmod, chown
+	 * through a hook) since it was opened. */
+	if (fstat(f->fd, &st) < 0)
+		return uevm_err(errno, "stat failed: %m");
+	return evm_misc_from_stat(ctx, f, &st, misc);
+}
+
 /*
  * The protected xattrs as evm_calc_hmac_or_hash walks them; shared by the
  * HMAC and the signature hash so that both cover exactly the same bytes.
  */
-int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
-		       const char *req_name, const uint8_t *req_value,
-		       size_t req_len, evm_update_fn update, void *arg,
-		       bool *ima_present)
+int evm_collect_xattrs_listed(const struct uevm_ctx *ctx,
+			      const struct uevm_file *f,
+			      const struct xattr_names *names,
+			      const char *req_name, const uint8_t *req_value,
+			      size_t req_len, evm_update_fn update, void *arg,
+			      bool *ima_present)
 {
 	uint8_t *buf = NULL;
 	size_t bufsize = 0;
@@ -184,6 +279,10 @@ int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
 			/* The value being set replaces the stored one. */
 			if (!req_value)
 				continue;
+		} else if (!xattr_names_has(names, name)) {
+			/* Not listed: not there (a failed listing says -1,
+			 * and then each name is asked for). */
+			continue;
 		} else {
 			ssize_t n = uevm_getxattr_alloc(f, name, &buf, &bufsize);
 
@@ -208,16 +307,37 @@ int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	return ret ? ret : found;
 }
 
+/*
+ * The protected xattrs as evm_calc_hmac_or_hash walks them; shared by the
+ * HMAC and the signature hash so that both cover exactly the same bytes.
+ * One listxattr tells which are there: only those are read.
+ */
+int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, evm_update_fn update, void *arg,
+		       bool *ima_present)
+{
+	struct xattr_names names;
+	int ret;
+
+	xattr_names_load(f, &names);
+	ret = evm_collect_xattrs_listed(ctx, f, &names, req_name, req_value,
+					req_len, update, arg, ima_present);
+	xattr_names_free(&names);
+	return ret;
+}
+
 static int hmac_update_cb(void *arg, const void *data, size_t len)
 {
 	return uevm_hmac_update(arg, data, len);
 }
 
-UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
-				   const struct uevm_file *f,
-				   const char *req_name,
-				   const uint8_t *req_value, size_t req_len,
-				   uint8_t hmac[UEVM_HMAC_SIZE])
+/* The HMAC with F's metadata from ST (a fresh fstat of its fd) and its
+ * xattrs from NAMES (its listing), as uevm_evm_calc_hmac. */
+int evm_calc_hmac_with(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		       const struct stat *st, const struct xattr_names *names,
+		       const char *req_name, const uint8_t *req_value,
+		       size_t req_len, uint8_t hmac[UEVM_HMAC_SIZE])
 {
 	struct uevm_hmac_misc misc;
 	struct uevm_hmac h;
@@ -226,19 +346,38 @@ UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 
 	if (!ctx->key)
 		return uevm_err(ENOKEY, "no HMAC key loaded");
-	ret = evm_misc_from_file(ctx, f, &misc);
+	ret = st ? evm_misc_from_stat(ctx, f, st, &misc)
+		 : evm_misc_from_file(ctx, f, &misc);
 	if (ret)
 		return ret;
 	ret = uevm_hmac_init(&h, ctx->key);
 	if (ret)
 		return ret;
-	ret = evm_collect_xattrs(ctx, f, req_name, req_value, req_len,
-				 hmac_update_cb, &h, &ima_present);
+	ret = evm_collect_xattrs_listed(ctx, f, names, req_name, req_value,
+					req_len, hmac_update_cb, &h, &ima_present);
 	if (ret <= 0) {
 		uevm_hmac_abort(&h);
 		return ret ? ret : uevm_err(ENODATA, "no EVM-protected xattr");
 	}
 	return add_misc_and_final(&h, &misc, hmac);
+}
+
+UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
+				   const struct uevm_file *f,
+				   const char *req_name,
+				   const uint8_t *req_value, size_t req_len,
+				   uint8_t hmac[UEVM_HMAC_SIZE])
+{
+	struct xattr_names names;
+	int ret;
+
+	if (!ctx->key)
+		return uevm_err(ENOKEY, "no HMAC key loaded");
+	xattr_names_load(f, &names);
+	ret = evm_calc_hmac_with(ctx, f, NULL, &names, req_name, req_value,
+				 req_len, hmac);
+	xattr_names_free(&names);
+	return ret;
 }
 
 UEVM_EXPORT int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,

@@ -34,10 +34,17 @@ static int find_protected_xattr(const struct uevm_ctx *ctx,
 
 #define DETAIL(...) (detail ? (void)snprintf(detail, detail_len, __VA_ARGS__) : (void)0)
 
-UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
-						  const struct uevm_file *f,
-						  char *detail,
-						  size_t detail_len)
+/*
+ * As the kernel's evm_verifyxattr(dentry, XATTR_NAME_IMA, value, len): the
+ * HMAC is checked over REQ_VALUE, the security.ima value the caller read
+ * and is about to check the content against, not over a second read of
+ * it, which could differ (and costs a call).  REQ_NAME NULL: read all.
+ */
+enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
+				      const struct uevm_file *f,
+				      const char *req_name,
+				      const uint8_t *req_value, size_t req_len,
+				      char *detail, size_t detail_len)
 {
 	struct uevm_xattr_value v;
 	uint8_t hmac[UEVM_HMAC_SIZE];
@@ -89,7 +96,8 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 			DETAIL("no HMAC key loaded");
 			break;
 		}
-		ret = uevm_evm_calc_hmac(ctx, f, NULL, NULL, 0, hmac);
+		ret = uevm_evm_calc_hmac(ctx, f, req_name, req_value, req_len,
+					 hmac);
 		if (ret == -ENODATA) {
 			st = INTEGRITY_NOXATTRS;
 			DETAIL("security.evm present but no protected xattr");
@@ -113,4 +121,12 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 out:
 	free(buf);
 	return st;
+}
+
+UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
+						  const struct uevm_file *f,
+						  char *detail,
+						  size_t detail_len)
+{
+	return evm_verify_with(ctx, f, NULL, NULL, 0, detail, detail_len);
 }

@@ -25,26 +25,36 @@ static bool same_content_stamp(const struct stat *a, const struct stat *b)
  * (With multigrain timestamps, Linux 6.13+, a change after our fstat
  * always moves ctime; older kernels can miss a same-size rewrite made
  * within the same clock tick as the first fstat.) */
-int ima_collect_stable_stat(const struct uevm_file *f, int algo,
-			    uint8_t *digest, struct stat *hashed)
+int ima_collect_stable_from(const struct uevm_file *f, int algo,
+			    uint8_t *digest, const struct stat *before,
+			    struct stat *hashed)
 {
-	struct stat before, after;
+	struct stat now, after;
 	int ret;
 
-	if (fstat(f->fd, &before) < 0)
-		return uevm_err(errno, "stat failed: %m");
-	ret = uevm_hash_fd(f->fd, algo, digest);
+	if (!before) {
+		if (fstat(f->fd, &now) < 0)
+			return uevm_err(errno, "stat failed: %m");
+		before = &now;
+	}
+	ret = hash_fd_sized(f->fd, algo, before->st_size, digest);
 	if (ret)
 		return ret;
 	if (fstat(f->fd, &after) < 0)
 		return uevm_err(errno, "stat failed: %m");
-	if (!same_content_stamp(&before, &after))
+	if (!same_content_stamp(before, &after))
 		return uevm_err(ESTALE, "file changed while it was being hashed "
-				"(size %lld -> %lld bytes)", (long long)before.st_size,
+				"(size %lld -> %lld bytes)", (long long)before->st_size,
 				(long long)after.st_size);
 	if (hashed)
 		*hashed = after;
 	return 0;
+}
+
+int ima_collect_stable_stat(const struct uevm_file *f, int algo,
+			    uint8_t *digest, struct stat *hashed)
+{
+	return ima_collect_stable_from(f, algo, digest, NULL, hashed);
 }
 
 int ima_collect_stable(const struct uevm_file *f, int algo, uint8_t *digest)
@@ -195,7 +205,9 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 		goto out;
 	}
 
-	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	/* The HMAC over the very security.ima value checked below. */
+	v->evm_status = evm_verify_with(ctx, f, XATTR_NAME_IMA, buf, (size_t)n,
+					v->detail, sizeof(v->detail));
 	ret = ima_appraise_value(ctx, f, buf, (size_t)n, flags, &dig, v);
 out:
 	free(buf);
@@ -294,14 +306,16 @@ UEVM_EXPORT const char *uevm_verdict_detail(const struct uevm_verdict *v)
 /* The security.ima value of F's content, and the stamp it was hashed at. */
 static int ima_calc_xattr_stat(const struct uevm_ctx *ctx,
 			       const struct uevm_file *f, uint8_t *out,
-			       size_t *out_len, struct stat *hashed)
+			       size_t *out_len, const struct stat *before,
+			       struct stat *hashed)
 {
 	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
 	int ret;
 
 	if (!S_ISREG(f->st.st_mode) || !f->io)
 		return uevm_err(EINVAL, "not a regular file");
-	ret = ima_collect_stable_stat(f, ctx->cfg.hash_algo, digest, hashed);
+	ret = ima_collect_stable_from(f, ctx->cfg.hash_algo, digest, before,
+				      hashed);
 	if (ret)
 		return ret;
 	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
@@ -315,7 +329,7 @@ UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
 				    const struct uevm_file *f, uint8_t *out,
 				    size_t *out_len)
 {
-	return ima_calc_xattr_stat(ctx, f, out, out_len, NULL);
+	return ima_calc_xattr_stat(ctx, f, out, out_len, NULL, NULL);
 }
 
 /* Attempts at labelling a file whose content keeps changing. */
@@ -346,7 +360,12 @@ static int label_file(const struct uevm_ctx *ctx, const struct uevm_file *f)
 	/* A file being written is hashed again, a few times at most: its
 	 * label must be the hash of content it really had. */
 	for (int tries = 1; ; tries++) {
-		ret = ima_calc_xattr_stat(ctx, f, val, &len, &hashed);
+		/* The first time, F's stat from its opening stands for the
+		 * one before hashing: it is older, so a change since then
+		 * is seen as well, and only costs another try, with a fresh
+		 * stat. */
+		ret = ima_calc_xattr_stat(ctx, f, val, &len,
+					  tries == 1 ? &f->st : NULL, &hashed);
 		if (ret == -ESTALE && tries < LABEL_TRIES)
 			continue;
 		if (ret == -ESTALE)
@@ -355,7 +374,9 @@ static int label_file(const struct uevm_ctx *ctx, const struct uevm_file *f)
 		if (ret)
 			return ret;
 		/* Crash and failure safety: see ima_label_write.c. */
-		ret = ima_write_labels(ctx, f, val, len);
+		/* The stat after hashing is F's metadata for the HMAC: as
+		 * fresh as another fstat would be before the writes. */
+		ret = ima_write_labels_st(ctx, f, val, len, &hashed);
 		if (ret)
 			return ret;
 		if (!content_moved(f, &hashed))

@@ -23,23 +23,33 @@
 #include <string.h>
 #include "lib_private.h"
 
-int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
-		     const uint8_t *val, size_t len)
+/*
+ * ST: a fresh fstat of F's fd (the one its content was hashed at), for
+ * the HMAC's metadata, or NULL to take one.  One listxattr says which
+ * xattrs there are: the old security.ima and the protected values are
+ * read only if listed.
+ */
+int ima_write_labels_st(const struct uevm_ctx *ctx, const struct uevm_file *f,
+			const uint8_t *val, size_t len, const struct stat *st)
 {
 	uint8_t evm[UEVM_EVM_HMAC_XATTR_SIZE];
+	struct xattr_names names;
 	uint8_t *old = NULL;
 	size_t oldsize = 0;
-	ssize_t oldlen;
+	ssize_t oldlen = -ENODATA;
 	bool changed;
 	int ret, undo;
 
-	oldlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &old, &oldsize);
+	xattr_names_load(f, &names);
+	if (xattr_names_has(&names, XATTR_NAME_IMA))
+		oldlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &old, &oldsize);
 	if (oldlen < 0 && oldlen != -ENODATA) {
 		ret = uevm_err((int)-oldlen, "cannot read security.ima: %s",
 			       strerror((int)-oldlen));
 		goto out;
 	}
-	ret = uevm_evm_calc_hmac(ctx, f, XATTR_NAME_IMA, val, len, evm + 1);
+	ret = evm_calc_hmac_with(ctx, f, st, &names, XATTR_NAME_IMA, val, len,
+				 evm + 1);
 	if (ret)
 		goto out;
 	evm[0] = EVM_XATTR_HMAC;
@@ -73,6 +83,13 @@ int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
 			       " (security.ima left as it was)" : "");
 out:
 	explicit_bzero(evm, sizeof(evm));
+	xattr_names_free(&names);
 	free(old);
 	return ret;
+}
+
+int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		     const uint8_t *val, size_t len)
+{
+	return ima_write_labels_st(ctx, f, val, len, NULL);
 }

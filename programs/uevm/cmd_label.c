@@ -175,6 +175,9 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 	report_weak_algo("label", o.cfg.hash_algo);
 	if (common_ctx(&o, true, &ctx))
 		return EXIT_USAGE;
+	/* One run, over mounts that outlive it: each filesystem's UUID is
+	 * asked once.  Out of memory only costs the cache. */
+	uevm_ctx_cache_fsuuid(ctx);
 	if (sign_key && uevm_signer_load(sign_key, NULL, &signer)) {
 		error_msg("%s: %s", sign_key, uevm_last_error());
 		uevm_ctx_free(ctx);

@@ -507,6 +507,9 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	sig_verify_opts_free(&so);
+	/* One run, over mounts that outlive it: each filesystem's UUID is
+	 * asked once.  Out of memory only costs the cache. */
+	uevm_ctx_cache_fsuuid(ctx);
 	if (mf_file && argc - optind != 1) {
 		error_msg("verify: --manifest describes one tree: give exactly one PATH");
 		uevm_ctx_free(ctx);
