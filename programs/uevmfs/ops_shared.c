@@ -233,6 +233,7 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 		      struct fuse_bufvec *bufv, off_t off)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
+	struct ufs_stream *s;
 	struct ufs_file *fh;
 	ssize_t n;
 	int err = shared_get(req, in, &fh);
@@ -245,14 +246,21 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	ufs_own_begin(in);
+	s = ufs_stream_claim(in, fh, bufv, off);
 	n = fuse_buf_copy(&out, bufv, 0);
 	ufs_own_end(in);
-	shared_put(in, fh, n > 0);
-	if (n < 0) {
+	if (n > 0)
+		atomic_store(&fh->written, true);
+	if (n < 0)
 		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+	/* After the reply, as in ops_file.c; the relabel waits for it. */
+	if (s)
+		ufs_stream_written(s, bufv, off, n);
+	shared_put(in, fh, false);
+	if (n < 0)
 		return;
-	}
-	fuse_reply_write(req, (size_t)n);
 	/* The kernel keeps what it just wrote as up-to-date pages: they
 	 * must not be read or run before the content is checked. */
 	if (n > 0)
@@ -270,6 +278,7 @@ void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 		return;
 	}
 	ufs_own_begin(in);
+	ufs_stream_break_locked(in);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
 	ufs_own_end(in);
 	shared_put(in, fh, !err);
@@ -288,6 +297,7 @@ int ufs_shared_truncate(fuse_req_t req, struct ufs_inode *in, off_t size)
 	if (err)
 		return err;
 	ufs_own_begin(in);
+	ufs_stream_truncate(in, fh, size);
 	err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
 	ufs_own_end(in);
 	shared_put(in, fh, !err);
@@ -386,6 +396,7 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 	}
 	/* rfd stays open until the inode is forgotten, which the kernel does
 	 * not do while it reads. */
+	ufs_read_ahead(fd, &in->ra_end, off, size);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	buf.buf[0].fd = fd;
 	buf.buf[0].pos = off;
