@@ -121,7 +121,8 @@ static void usage(FILE *fp)
 "                      file opens, its reads and exec fail with EACCES) and\n"
 "                      written files relabelled once idle (see uevmfs(8));\n"
 "                      default auto: on when no policy rule depends on the\n"
-"                      caller or the file's owner; nofastopen = fastopen=off\n"
+"                      caller, the file's owner or exec (func=BPRM_CHECK,\n"
+"                      mask=MAY_EXEC); nofastopen = fastopen=off\n"
 "  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
 "                      write (default 0.5), at fsync and at unmount\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
@@ -609,18 +610,22 @@ static void set_readahead(unsigned int kb)
 /*
  * fastopen=auto: one caller's verdict serves every caller only when no
  * rule looks at who the caller is (or who owns the file), which is what
- * ufs_shared_policy_check tells.  Then the opens need no round trip.
- * The default policy measures what root reads (euid=0): per-open hooks.
+ * ufs_shared_policy_check tells; and the verdicts are the per-open ones
+ * only when no rule tells an exec from a read, which fastopen cannot (it
+ * would run BPRM_CHECK at plain reads of programs).  Then the opens need
+ * no round trip.  The default policy measures what root reads (euid=0):
+ * per-open hooks.
  */
 static bool pick_fastopen(const struct ima_policy *p)
 {
 	char why[1024];
 
-	if (ufs_shared_policy_check(p, why, sizeof(why)))
+	if (ufs_shared_policy_check(p, why, sizeof(why)) ||
+	    ima_policy_depends_on_exec(p, NULL))
 		return false;
 	fprintf(stderr, "uevmfs: fastopen: on (automatic: no policy rule depends "
-		"on the caller or the file's owner; fastopen=off keeps per-open "
-		"hooks)\n");
+		"on the caller, the file's owner or exec; fastopen=off keeps "
+		"per-open hooks)\n");
 	return true;
 }
 

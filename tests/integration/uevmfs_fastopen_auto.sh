@@ -95,6 +95,21 @@ expect_eq "uid= rule: root's open of it is refused, after nobody's read" open-re
 expect_eq "uid= rule: root reads the labelled file" "labelled content" "$(cat "$M/good")"
 ufs_umount "$M"
 
+# ---- a rule that tells an exec from a read: per-open hooks kept ---------------------------
+printf 'appraise func=BPRM_CHECK\n' >"$T/bprm.policy"
+: >"$T/uevmfs.stderr"
+ufs_mount "$S" "$M" "$OPTS,policy=$T/bprm.policy" || exit 1
+check "func=BPRM_CHECK rule: fastopen not chosen" \
+	test -z "$(grep -F 'fastopen: on' "$T/uevmfs.stderr")"
+chmod 755 "$S/bad"
+expect_eq "func=BPRM_CHECK rule: the tampered program can still be read" \
+	"will be tampered
+tampered" "$(cat "$M/bad" 2>&1)"
+expect_match "func=BPRM_CHECK rule: ... but its exec is refused" "Permission denied" \
+	"$(/usr/bin/python3 -c 'import os, sys; os.execv(sys.argv[1], [sys.argv[1]])' "$M/bad" 2>&1)"
+chmod 644 "$S/bad"
+ufs_umount "$M"
+
 # ---- forced on with a uid= rule: refused, naming the rule ---------------------------------
 out=$("$UEVMFS" "$S" "$M" -f -o "$OPTS,securityfs=none,policy=$T/uid.policy,fastopen=on" 2>&1)
 expect_eq "fastopen=on with a uid= rule: uevmfs refuses to start (exit 1)" 1 $?
