@@ -395,16 +395,21 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
  * read-ahead sends a few requests at a time and waits for each; without
  * this, each one waits for its own disk read. */
 #define UFS_READ_AHEAD	(4 << 20)
+#define UFS_READ_AHEAD_MIN	(64 << 10)
 
 void ufs_read_ahead(int fd, _Atomic int64_t *ra_end, off_t off, size_t size)
 {
 	int64_t end = off + (int64_t)size, seen = atomic_load(ra_end), from;
 
 	/* Sequential (within the window read ahead so far), and half of
-	 * the window used up: the next one, read in the background. */
-	if (off > seen || end + UFS_READ_AHEAD / 2 <= seen)
+	 * the window used up: the next one, read in the background.  A read
+	 * at 0 starts a new pass. */
+	from = off == 0 ? 0 : seen;
+	/* Small requests: a small file, or not read through in bulk. */
+	if (size < UFS_READ_AHEAD_MIN || off > from || end + UFS_READ_AHEAD / 2 <= from)
 		return;
-	from = seen > end ? seen : end;
+	if (from < end)
+		from = end;
 	if (atomic_compare_exchange_strong(ra_end, &seen, end + UFS_READ_AHEAD))
 		posix_fadvise(fd, from, end + UFS_READ_AHEAD - from, POSIX_FADV_WILLNEED);
 }
