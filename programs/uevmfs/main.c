@@ -517,10 +517,11 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
-	/* Written data arrives in memory (no splice from the device): it
-	 * is hashed as it goes to SOURCE (stream.c), one copy either way. */
-	conn->want &= ~FUSE_CAP_SPLICE_READ;
-	conn->max_write = 1u << 20;
+	/* Written data spliced from the device (no copy): into SOURCE with
+	 * one copy, or read into memory to be hashed (stream.c). */
+	if (conn->capable & FUSE_CAP_SPLICE_READ)
+		conn->want |= FUSE_CAP_SPLICE_READ;
+	conn->max_write = UFS_STREAM_BUF;
 	conn->max_read = 1u << 20;	/* as the max_read mount option says */
 	conn->max_readahead = 1u << 20;
 }

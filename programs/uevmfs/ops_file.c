@@ -391,29 +391,6 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	reply_opened(req, fh, fi, &e);
 }
 
-/* How far ahead of a sequential reader SOURCE is read: the mount's own
- * read-ahead sends a few requests at a time and waits for each; without
- * this, each one waits for its own disk read. */
-#define UFS_READ_AHEAD	(4 << 20)
-#define UFS_READ_AHEAD_MIN	(64 << 10)
-
-void ufs_read_ahead(int fd, _Atomic int64_t *ra_end, off_t off, size_t size)
-{
-	int64_t end = off + (int64_t)size, seen = atomic_load(ra_end), from;
-
-	/* Sequential (within the window read ahead so far), and half of
-	 * the window used up: the next one, read in the background.  A read
-	 * at 0 starts a new pass. */
-	from = off == 0 ? 0 : seen;
-	/* Small requests: a small file, or not read through in bulk. */
-	if (size < UFS_READ_AHEAD_MIN || off > from || end + UFS_READ_AHEAD / 2 <= from)
-		return;
-	if (from < end)
-		from = end;
-	if (atomic_compare_exchange_strong(ra_end, &seen, end + UFS_READ_AHEAD))
-		posix_fadvise(fd, from, end + UFS_READ_AHEAD - from, POSIX_FADV_WILLNEED);
-}
-
 void ufs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	      struct fuse_file_info *fi)
 {
@@ -427,7 +404,6 @@ void ufs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	/* The kernel orders reads before the release; the shared lock
 	 * states that order where thread checkers can see it. */
 	pthread_rwlock_rdlock(&fh->lock);
-	ufs_read_ahead(fh->fd, &fh->ra_end, off, size);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	buf.buf[0].fd = fh->fd;
 	buf.buf[0].pos = off;
@@ -457,8 +433,8 @@ void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	ufs_own_begin(fh->inode);
-	s = ufs_stream_claim(fh->inode, fh, in_buf, off);
-	n = fuse_buf_copy(&out, in_buf, 0);
+	s = ufs_stream_claim(fh->inode, fh, &in_buf, off);
+	n = in_buf ? fuse_buf_copy(&out, in_buf, 0) : -EIO;
 	ufs_own_end(fh->inode);
 	/* Before the reply: a FLUSH may follow it at once. */
 	if (n > 0)

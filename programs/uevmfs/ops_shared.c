@@ -246,8 +246,8 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	ufs_own_begin(in);
-	s = ufs_stream_claim(in, fh, bufv, off);
-	n = fuse_buf_copy(&out, bufv, 0);
+	s = ufs_stream_claim(in, fh, &bufv, off);
+	n = bufv ? fuse_buf_copy(&out, bufv, 0) : -EIO;
 	ufs_own_end(in);
 	if (n > 0)
 		atomic_store(&fh->written, true);
@@ -396,7 +396,6 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 	}
 	/* rfd stays open until the inode is forgotten, which the kernel does
 	 * not do while it reads. */
-	ufs_read_ahead(fd, &in->ra_end, off, size);
 	buf.buf[0].flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
 	buf.buf[0].fd = fd;
 	buf.buf[0].pos = off;

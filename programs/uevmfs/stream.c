@@ -99,20 +99,62 @@ void ufs_stream_break(struct ufs_inode *in)
 	pthread_mutex_unlock(&in->own_lock);
 }
 
+/* One buffer per worker thread for written data that arrived in a pipe
+ * (spliced from the device without a copy): read into it to be hashed. */
+static pthread_key_t buf_key;
+static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
+static __thread struct fuse_bufvec buf_vec;
+
+static void buf_key_init(void)
+{
+	if (pthread_key_create(&buf_key, free))
+		abort();
+}
+
+static void *thread_buf(size_t size)
+{
+	void *p;
+
+	pthread_once(&buf_once, buf_key_init);
+	p = pthread_getspecific(buf_key);
+	if (!p) {
+		p = malloc(UFS_STREAM_BUF);
+		if (p && pthread_setspecific(buf_key, p)) {
+			free(p);
+			p = NULL;
+		}
+	}
+	return size <= UFS_STREAM_BUF ? p : NULL;
+}
+
 struct ufs_stream *ufs_stream_claim(struct ufs_inode *in, struct ufs_file *fh,
-				    const struct fuse_bufvec *bufv, off_t off)
+				    struct fuse_bufvec **bufv, off_t off)
 {
 	struct ufs_stream *s = in->stream;
+	size_t size = fuse_buf_size(*bufv);
+	bool in_pipe = (*bufv)->count != 1 || (*bufv)->off != 0 ||
+		       ((*bufv)->buf[0].flags & FUSE_BUF_IS_FD);
+	void *mem = NULL;
 
 	if (!s)
 		return NULL;
-	if (s->owner != fh || off != s->next || bufv->count != 1 ||
-	    (bufv->buf[0].flags & FUSE_BUF_IS_FD) || bufv->off != 0 ||
-	    bufv->buf[0].size > (size_t)(INT64_MAX - off)) {
+	if (s->owner != fh || off != s->next || size > (size_t)(INT64_MAX - off) ||
+	    (in_pipe && !(mem = thread_buf(size)))) {
 		ufs_stream_break_locked(in);
 		return NULL;
 	}
-	s->next = off + (off_t)bufv->buf[0].size;
+	if (in_pipe) {
+		/* In a pipe: into memory, hashed from there. */
+		buf_vec = (struct fuse_bufvec)FUSE_BUFVEC_INIT(size);
+		buf_vec.buf[0].mem = mem;
+		if (fuse_buf_copy(&buf_vec, *bufv, FUSE_BUF_NO_SPLICE) != (ssize_t)size) {
+			ufs_stream_break_locked(in);
+			*bufv = NULL;	/* the data is gone: the write fails */
+			return NULL;
+		}
+		*bufv = &buf_vec;
+	}
+	s->next = off + (off_t)size;
 	return s;
 }
 

@@ -49,7 +49,6 @@ struct ufs_inode {
 	off_t inval_lo, inval_hi;
 	_Atomic int64_t last_write_ns;	/* CLOCK_MONOTONIC */
 	atomic_uint readers;		/* open files not open for writing */
-	_Atomic int64_t ra_end;		/* rfd read ahead up to here */
 	/* While written through the mount (behind.c, own_lock): */
 	pthread_mutex_t own_lock;
 	unsigned int own_writers;	/* writers registered here */
@@ -105,7 +104,6 @@ struct ufs_file {
 	bool registered;		/* a writer the integrity layer counts */
 	bool reader;			/* counted in inode->readers */
 	atomic_bool written;		/* data written since registered */
-	_Atomic int64_t ra_end;		/* SOURCE read ahead up to here */
 	struct integrity_cred cred;	/* the opener's */
 };
 
@@ -216,11 +214,6 @@ void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 		 const struct integrity_cred *cred);
 
-/* ops_file.c: a READ of [OFF, OFF + SIZE) from FD: SOURCE's pages that
- * the next sequential READs will want, asked for ahead (RA_END: how far
- * that was done already). */
-void ufs_read_ahead(int fd, _Atomic int64_t *ra_end, off_t off, size_t size);
-
 /* ops_file.c: open file handles, shared with ops_shared.c */
 int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 		 const struct integrity_cred *cred, struct ufs_file **out);
@@ -279,8 +272,11 @@ struct ufs_stream;
 void ufs_stream_start(struct ufs_inode *in, struct ufs_file *fh);
 void ufs_stream_break(struct ufs_inode *in);
 void ufs_stream_break_locked(struct ufs_inode *in);	/* own_lock held */
+/* Data spliced in a pipe (*BUFV) is read into a per-thread buffer first,
+ * and *BUFV points there (NULL: the data could not be read). */
+#define UFS_STREAM_BUF	(1u << 20)	/* = max_write */
 struct ufs_stream *ufs_stream_claim(struct ufs_inode *in, struct ufs_file *fh,
-				    const struct fuse_bufvec *bufv, off_t off);
+				    struct fuse_bufvec **bufv, off_t off);
 void ufs_stream_written(struct ufs_stream *s, const struct fuse_bufvec *bufv,
 			off_t off, ssize_t n);
 void ufs_stream_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size);
