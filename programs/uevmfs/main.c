@@ -621,7 +621,7 @@ static bool pick_fastopen(const struct ima_policy *p)
 {
 	char why[1024];
 
-	if (ufs_shared_policy_check(p, why, sizeof(why)) ||
+	if (ufs_shared_policy_check(p, why, sizeof(why), NULL) ||
 	    ima_policy_depends_on_exec(p, NULL))
 		return false;
 	fprintf(stderr, "uevmfs: fastopen: on (automatic: no policy rule depends "
@@ -893,7 +893,7 @@ int main(int argc, char **argv)
 		char why[1024];
 
 		if (ufs_shared_policy_check(integrity_sys_policy(ufs.sys), why,
-					    sizeof(why))) {
+					    sizeof(why), NULL)) {
 			fprintf(stderr, "uevmfs: %s\n", why);
 			goto out;
 		}
@@ -914,7 +914,8 @@ int main(int argc, char **argv)
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
 		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);
 
-		/* fastopen: no policy whose verdicts depend on the caller. */
+		/* fastopen: no policy whose verdicts depend on the caller
+		 * or on an exec open vs a read open. */
 		if (!err && ufs.fastopen)
 			uevm_securityfs_set_policy_gate(ufs.sfs, ufs_shared_policy_gate,
 							NULL);

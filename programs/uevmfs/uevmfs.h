@@ -228,9 +228,11 @@ void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
 /* Before a SETATTR of IN is answered: its cached pages dropped. */
 void ufs_shared_setattr(struct ufs_inode *in);
-/* May fastopen serve policy P (no rule depends on the caller)?  0, or
- * -EPERM with the rule and the reason in WHY. */
-int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);
+/* May fastopen serve policy P (no rule depends on the caller, none tells an
+ * exec open from a read open)?  0, or -EPERM with the rule and the reason
+ * in WHY and the audit cause in *CAUSE (CAUSE may be NULL). */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len,
+			    const char **cause);
 /* The same, as the control tree's veto on ima/policy writes. */
 int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 			   size_t len, const char **cause);
