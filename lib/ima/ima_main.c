@@ -345,6 +345,7 @@ UEVM_EXPORT void ima_file_free(struct integrity_sys *s,
 	struct integrity_iint_cache *iint;
 	struct ima_digest dig;
 	uint32_t flags;
+	int ret;
 
 	if (!(ev->mask & (MAY_WRITE | MAY_APPEND)) && !ev->written)
 		return;	/* a reader's close */
@@ -370,7 +371,14 @@ UEVM_EXPORT void ima_file_free(struct integrity_sys *s,
 	 * stays failing, and a signature is never replaced by a hash. */
 	if ((flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) && !(flags & IMA_DIGSIG)) {
 		dig.algo = s->ctx->cfg.hash_algo;
-		if (ima_collect_stable(f, dig.algo, dig.d) == 0) {
+		if (ev->written_digest && ev->written_algo == dig.algo &&
+		    !ev->changed_elsewhere) {
+			memcpy(dig.d, ev->written_digest, uevm_hash_algo_digest_size(dig.algo));
+			ret = 0;
+		} else {
+			ret = ima_collect_stable(f, dig.algo, dig.d);
+		}
+		if (ret == 0) {
 			integrity_iint_set_digest(iint, dig.algo, dig.d);
 			if (ima_fix_xattr(s, ev, iint, &dig) < 0)
 				integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f,

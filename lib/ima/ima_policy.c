@@ -222,6 +222,39 @@ UEVM_EXPORT bool ima_policy_depends_on_caller(const struct ima_policy *p,
 	return false;
 }
 
+UEVM_EXPORT bool ima_policy_depends_on_exec(const struct ima_policy *p,
+					    size_t *rule)
+{
+	for (size_t i = 0; p && i < p->count; i++) {
+		const struct ima_rule_entry *r = &p->rules[i];
+
+		if (((r->flags & IMA_FUNC) &&
+		     (r->func == BPRM_CHECK || r->func == CREDS_CHECK)) ||
+		    ((r->flags & (IMA_MASK | IMA_INMASK)) && (r->mask & MAY_EXEC))) {
+			if (rule)
+				*rule = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+UEVM_EXPORT bool ima_policy_depends_on_exec_open(const struct ima_policy *p,
+						 size_t *rule)
+{
+	for (size_t i = 0; p && i < p->count; i++) {
+		const struct ima_rule_entry *r = &p->rules[i];
+
+		if ((r->flags & (IMA_MASK | IMA_INMASK)) && (r->mask & MAY_EXEC) &&
+		    (!(r->flags & IMA_FUNC) || r->func == FILE_CHECK)) {
+			if (rule)
+				*rule = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 UEVM_EXPORT int ima_policy_append(struct ima_policy *dst,
 				  const struct ima_policy *src)
 {

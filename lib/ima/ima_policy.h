@@ -174,6 +174,17 @@ bool ima_policy_rule_has_lsm(const struct ima_policy *p, size_t i);
  * for the same content (and the same hook and mask), so a verdict may be
  * shared between callers.  *RULE (may be NULL): the first such rule. */
 bool ima_policy_depends_on_caller(const struct ima_policy *p, size_t *rule);
+/* Whether some rule's decision depends on how the file is opened: for an
+ * exec or a read (func=BPRM_CHECK, func=CREDS_CHECK, a mask= with
+ * MAY_EXEC).  A front-end that cannot tell an exec from a read would
+ * answer such a policy differently from the kernel.  *RULE as above. */
+bool ima_policy_depends_on_exec(const struct ima_policy *p, size_t *rule);
+/* Narrower: whether some rule that can match an open (func=FILE_CHECK or no
+ * func=) tells an open for exec from one for reading (a mask= or ^ with
+ * MAY_EXEC).  A front-end that checks a file once at its first read, and
+ * runs BPRM_CHECK itself for programs, still misses such a rule.  *RULE as
+ * above. */
+bool ima_policy_depends_on_exec_open(const struct ima_policy *p, size_t *rule);
 
 void ima_policy_free(struct ima_policy *p);
 

@@ -262,6 +262,12 @@ struct integrity_event {
 	 * SOURCE behind the mount).  It is not relabelled, by this close or
 	 * a later one: the file keeps failing. */
 	bool changed_elsewhere;
+	/* file_free: the digest (WRITTEN_ALGO) of the whole content as the
+	 * front-end wrote it, when it saw every byte go in, in order; the
+	 * last writer's rehash then takes it instead of reading the file
+	 * again.  NULL: the file is read. */
+	const uint8_t *written_digest;
+	int written_algo;
 };
 
 /* An integrity provider: the operations it implements (NULL: none). */

@@ -39,6 +39,9 @@ static bool same(const struct integrity_stamp *a, const struct integrity_stamp *
 void ufs_own_add(struct ufs_inode *in)
 {
 	pthread_mutex_lock(&in->own_lock);
+	/* A second writer: the close no longer relabels from one stream. */
+	if (in->own_writers)
+		ufs_stream_break_locked(in);
 	if (in->own_writers++ == 0) {
 		in->own_foreign = false;
 		/* Unreadable: nothing to compare with, assume the worst. */
@@ -65,12 +68,23 @@ void ufs_own_end(struct ufs_inode *in)
 	pthread_mutex_unlock(&in->own_lock);
 }
 
-void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in)
+void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh)
 {
-	if (!h)
-		goto drop;	/* the file cannot be reached: nothing to relabel */
+	if (!h) {
+		/* The file cannot be reached: nothing to relabel. */
+		pthread_mutex_lock(&in->own_lock);
+		ufs_stream_end(in, fh, false, NULL);
+		pthread_mutex_unlock(&in->own_lock);
+		goto drop;
+	}
 	ufs_own_begin(in);
 	h->ev.changed_elsewhere = in->own_foreign;
+	/* Written from start to end through FH alone: its digest is the
+	 * content's, no second read (stream.c). */
+	if (ufs_stream_end(in, fh, !in->own_foreign, h->digest)) {
+		h->ev.written_digest = h->digest;
+		h->ev.written_algo = ufs.hash_algo;
+	}
 	if (h->ev.changed_elsewhere)
 		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file, h->ev.filename,
 				    h->ev.cred, "update_xattr", "changed-behind-mount",

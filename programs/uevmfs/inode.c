@@ -88,6 +88,7 @@ static void inode_free(struct ufs_inode *in)
 	close(in->fd);
 	if (in->rfd >= 0)
 		close(in->rfd);
+	ufs_stream_drop(in);
 	pthread_mutex_destroy(&in->lock);
 	pthread_mutex_destroy(&in->own_lock);
 	free(in);

@@ -44,7 +44,7 @@ struct opts {
 	char *source, *mountpoint;
 	char *key, *policy, *mode, *ml, *securityfs, *audit_log, *syslog_socket;
 	char *tcti, *template_name, *hash, *uuid, *evm, *evm_xattrs, *kernel_ml;
-	char *measure_path;
+	char *measure_path, *fastopen_mode;
 	int pcr, rotate_stale;
 	int nosyslog, noauditd, integrity_audit, m32;
 	double timeout, write_idle;
@@ -69,6 +69,8 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("evm=%s", evm), OPT("evm_xattrs=%s", evm_xattrs),
 	OPT("timeout=%lf", timeout), OPT("readahead=%u", readahead_kb),
 	OPT("max_threads=%u", max_threads), OPT("fastopen", fastopen),
+	{ "nofastopen", offsetof(struct opts, fastopen), 0 },
+	OPT("fastopen=%s", fastopen_mode),
 	OPT("write_idle=%lf", write_idle),
 	OPT("measure_path=%s", measure_path),
 	OPT("-h", help), OPT("--help", help), OPT("-V", version),
@@ -114,10 +116,13 @@ static void usage(FILE *fp)
 "  timeout=SECONDS     attribute and entry cache (default 1)\n"
 "  readahead=KB        the mount's read-ahead (default 512)\n"
 "  max_threads=N       FUSE worker threads (default 16)\n"
-"  fastopen            no round trip per open: the kernel opens files itself,\n"
-"                      reads are appraised at the first read (a refused file\n"
-"                      opens, its reads and exec fail with EACCES) and written\n"
-"                      files relabelled once idle (see uevmfs(8))\n"
+"  fastopen[=auto|on|off]  no round trip per open: the kernel opens files\n"
+"                      itself, reads are appraised at the first read (a refused\n"
+"                      file opens, its reads and exec fail with EACCES) and\n"
+"                      written files relabelled once idle (see uevmfs(8));\n"
+"                      default auto: on when no policy rule depends on the\n"
+"                      caller, the file's owner or exec (func=BPRM_CHECK,\n"
+"                      mask=MAY_EXEC); nofastopen = fastopen=off\n"
 "  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
 "                      write (default 0.5), at fsync and at unmount\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
@@ -148,7 +153,7 @@ static void opts_free(struct opts *o)
 		&o->source, &o->mountpoint, &o->key, &o->policy, &o->mode, &o->ml,
 		&o->securityfs, &o->audit_log, &o->syslog_socket, &o->tcti,
 		&o->template_name, &o->hash, &o->uuid, &o->evm, &o->evm_xattrs,
-		&o->measure_path, &o->kernel_ml,
+		&o->measure_path, &o->kernel_ml, &o->fastopen_mode,
 	};
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -414,6 +419,7 @@ static int setup_sys(const struct opts *o, struct ima_policy **policy,
 		}
 		cfg.hash_algo = ret;
 	}
+	ufs.hash_algo = cfg.hash_algo;
 	if (o->uuid && parse_uuid_opt(o->uuid, &cfg)) {
 		fprintf(stderr, "uevmfs: bad uuid '%s' (a UUID or 'none')\n", o->uuid);
 		return -1;
@@ -511,9 +517,11 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 	if (conn->capable & FUSE_CAP_SPLICE_WRITE)
 		conn->want |= FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE;
+	/* Written data spliced from the device (no copy): into SOURCE with
+	 * one copy, or read into memory to be hashed (stream.c). */
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
-	conn->max_write = 1u << 20;
+	conn->max_write = UFS_STREAM_BUF;
 	conn->max_read = 1u << 20;	/* as the max_read mount option says */
 	conn->max_readahead = 1u << 20;
 }
@@ -598,6 +606,28 @@ static void set_readahead(unsigned int kb)
 		fprintf(fp, "%u\n", kb);
 		fclose(fp);
 	}
+}
+
+/*
+ * fastopen=auto: one caller's verdict serves every caller only when no
+ * rule looks at who the caller is (or who owns the file), which is what
+ * ufs_shared_policy_check tells; and the verdicts are the per-open ones
+ * only when no rule tells an exec from a read, which fastopen cannot (it
+ * would run BPRM_CHECK at plain reads of programs).  Then the opens need
+ * no round trip.  The default policy measures what root reads (euid=0):
+ * per-open hooks.
+ */
+static bool pick_fastopen(const struct ima_policy *p)
+{
+	char why[1024];
+
+	if (ufs_shared_policy_check(p, why, sizeof(why), NULL) ||
+	    ima_policy_depends_on_exec(p, NULL))
+		return false;
+	fprintf(stderr, "uevmfs: fastopen: on (automatic: no policy rule depends "
+		"on the caller, the file's owner or exec; fastopen=off keeps "
+		"per-open hooks)\n");
+	return true;
 }
 
 static struct fuse_session *start_session(const struct opts *o, struct fuse_args *args)
@@ -792,7 +822,7 @@ int main(int argc, char **argv)
 	char **owned, **nargv = join_tcti_args(argc, argv, &owned);
 	struct fuse_args args = FUSE_ARGS_INIT(argc, nargv ? nargv : argv);
 	struct opts o = { .pcr = -1, .rotate_stale = 1, .timeout = 1.0, .readahead_kb = 512,
-			  .max_threads = 16, .write_idle = 0.5 };
+			  .max_threads = 16, .write_idle = 0.5, .fastopen = -1 };
 	struct ima_policy *policy = NULL;
 	struct ima_measurements *ml = NULL;
 	struct fuse_session *se = NULL;
@@ -812,7 +842,22 @@ int main(int argc, char **argv)
 	if (!strcmp(ufs.source, "/"))
 		ufs.source_len = 0;	/* "/x" stays "/x" below MOUNTPOINT */
 	ufs.timeout = o.timeout;
-	ufs.fastopen = o.fastopen;
+	if (o.fastopen_mode) {
+		if (!strcmp(o.fastopen_mode, "on"))
+			o.fastopen = 1;
+		else if (!strcmp(o.fastopen_mode, "off"))
+			o.fastopen = 0;
+		else if (!strcmp(o.fastopen_mode, "auto"))
+			o.fastopen = -1;
+		else {
+			fprintf(stderr, "uevmfs: fastopen=%s: not 'auto', 'on' or 'off'\n",
+				o.fastopen_mode);
+			ret = 2;
+			goto done;
+		}
+	}
+	/* Automatic (-1): decided once the policy is loaded. */
+	ufs.fastopen = o.fastopen == 1;
 	if (o.measure_path && strcmp(o.measure_path, "mount") &&
 	    !(ufs.source_names = !strcmp(o.measure_path, "source"))) {
 		fprintf(stderr, "uevmfs: measure_path=%s: not 'mount' or 'source'\n",
@@ -842,11 +887,13 @@ int main(int argc, char **argv)
 	}
 	if (setup_sys(&o, &policy, &ml))
 		goto out;
-	if (ufs.fastopen) {
+	if (o.fastopen < 0 && pick_fastopen(integrity_sys_policy(ufs.sys)))
+		ufs.fastopen = true;
+	else if (ufs.fastopen) {
 		char why[1024];
 
 		if (ufs_shared_policy_check(integrity_sys_policy(ufs.sys), why,
-					    sizeof(why))) {
+					    sizeof(why), NULL)) {
 			fprintf(stderr, "uevmfs: %s\n", why);
 			goto out;
 		}
@@ -867,7 +914,8 @@ int main(int argc, char **argv)
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
 		int err = uevm_securityfs_new(ufs.sys, &ufs.sfs);
 
-		/* fastopen: no policy whose verdicts depend on the caller. */
+		/* fastopen: no policy whose verdicts depend on the caller
+		 * or on an exec open vs a read open. */
 		if (!err && ufs.fastopen)
 			uevm_securityfs_set_policy_gate(ufs.sfs, ufs_shared_policy_gate,
 							NULL);
@@ -898,6 +946,15 @@ int main(int argc, char **argv)
 		fuse_loop_cfg_set_idle_threads(lc, o.max_threads);
 		ret = fuse_session_loop_mt(se, lc);
 		fuse_loop_cfg_destroy(lc);
+	}
+	{
+		long streamed, rehashed;
+
+		/* Tests and benchmarks tell the two relabels apart by it. */
+		ufs_stream_stats(&streamed, &rehashed);
+		if (streamed || rehashed)
+			fprintf(stderr, "uevmfs: relabelled at close: %ld from the "
+				"written stream, %ld read again\n", streamed, rehashed);
 	}
 	/* Stopped by a signal (libfuse returns its number): a clean exit. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;

@@ -52,6 +52,7 @@ static int file_register(struct ufs_file *fh)
 		fh->registered = true;
 		atomic_store(&fh->written, false);
 		ufs_own_add(fh->inode);
+		ufs_stream_start(fh->inode, fh);
 	}
 	return err;
 }
@@ -65,13 +66,13 @@ void ufs_file_unregister(struct ufs_file *fh)
 	fh->registered = false;
 	if (ufs_hook_begin(fh->inode, hook_fd(fh), &fh->cred, &h)) {
 		/* Cannot reach the file any more: nothing to rehash. */
-		ufs_own_free(NULL, fh->inode);
+		ufs_own_free(NULL, fh->inode, fh);
 		return;
 	}
 	h.ev.mask = fh->mask;
 	h.ev.func = FILE_CHECK;
 	h.ev.written = atomic_exchange(&fh->written, false);
-	ufs_own_free(&h, fh->inode);
+	ufs_own_free(&h, fh->inode, fh);
 	ufs_hook_end(&h);
 }
 
@@ -113,6 +114,7 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 		if (err)
 			return err;
 		ufs_own_begin(in);
+		ufs_stream_truncate(in, fh, size);
 		err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
 		ufs_own_end(in);
 		write_end(fh, !err);
@@ -142,7 +144,7 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 	}
 	ufs_own_end(in);
 	h.ev.written = !err;
-	ufs_own_free(&h, in);
+	ufs_own_free(&h, in, NULL);
 	ufs_hook_end(&h);
 	return err;
 }
@@ -195,8 +197,10 @@ int ufs_file_new(struct ufs_inode *in, int fd, int mask, bool written,
 		atomic_fetch_add(&in->readers, 1);
 	atomic_init(&fh->written, written && fh->registered);
 	pthread_rwlock_init(&fh->lock, NULL);
-	if (fh->registered)
+	if (fh->registered) {
 		ufs_own_add(in);
+		ufs_stream_start(in, fh);
+	}
 	*out = fh;
 	return 0;
 }
@@ -412,6 +416,7 @@ void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 {
 	struct ufs_file *fh = file_of(fi);
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(in_buf));
+	struct ufs_stream *s;
 	ssize_t n;
 	int err;
 
@@ -428,13 +433,21 @@ void ufs_write_buf(fuse_req_t req, fuse_ino_t ino, struct fuse_bufvec *in_buf,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	ufs_own_begin(fh->inode);
-	n = fuse_buf_copy(&out, in_buf, 0);
+	s = ufs_stream_claim(fh->inode, fh, &in_buf, off);
+	n = in_buf ? fuse_buf_copy(&out, in_buf, 0) : -EIO;
 	ufs_own_end(fh->inode);
-	write_end(fh, n > 0);
+	/* Before the reply: a FLUSH may follow it at once. */
+	if (n > 0)
+		atomic_store(&fh->written, true);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
 		fuse_reply_write(req, (size_t)n);
+	/* Hashed after the reply, overlapping the next write's transfer;
+	 * the relabel waits for it (FH's lock, held shared). */
+	if (s)
+		ufs_stream_written(s, in_buf, off, n);
+	write_end(fh, false);
 }
 
 void ufs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -506,6 +519,7 @@ void ufs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 		return;
 	}
 	ufs_own_begin(fh->inode);
+	ufs_stream_break_locked(fh->inode);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
 	ufs_own_end(fh->inode);
 	write_end(fh, !err);

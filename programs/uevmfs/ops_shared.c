@@ -233,6 +233,7 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 		      struct fuse_bufvec *bufv, off_t off)
 {
 	struct fuse_bufvec out = FUSE_BUFVEC_INIT(fuse_buf_size(bufv));
+	struct ufs_stream *s;
 	struct ufs_file *fh;
 	ssize_t n;
 	int err = shared_get(req, in, &fh);
@@ -245,14 +246,21 @@ void ufs_shared_write(fuse_req_t req, struct ufs_inode *in,
 	out.buf[0].fd = fh->fd;
 	out.buf[0].pos = off;
 	ufs_own_begin(in);
-	n = fuse_buf_copy(&out, bufv, 0);
+	s = ufs_stream_claim(in, fh, &bufv, off);
+	n = bufv ? fuse_buf_copy(&out, bufv, 0) : -EIO;
 	ufs_own_end(in);
-	shared_put(in, fh, n > 0);
-	if (n < 0) {
+	if (n > 0)
+		atomic_store(&fh->written, true);
+	if (n < 0)
 		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+	/* After the reply, as in ops_file.c; the relabel waits for it. */
+	if (s)
+		ufs_stream_written(s, bufv, off, n);
+	shared_put(in, fh, false);
+	if (n < 0)
 		return;
-	}
-	fuse_reply_write(req, (size_t)n);
 	/* The kernel keeps what it just wrote as up-to-date pages: they
 	 * must not be read or run before the content is checked. */
 	if (n > 0)
@@ -270,6 +278,7 @@ void ufs_shared_fallocate(fuse_req_t req, struct ufs_inode *in, int mode,
 		return;
 	}
 	ufs_own_begin(in);
+	ufs_stream_break_locked(in);
 	err = fallocate(fh->fd, mode, offset, length) < 0 ? errno : 0;
 	ufs_own_end(in);
 	shared_put(in, fh, !err);
@@ -288,6 +297,7 @@ int ufs_shared_truncate(fuse_req_t req, struct ufs_inode *in, off_t size)
 	if (err)
 		return err;
 	ufs_own_begin(in);
+	ufs_stream_truncate(in, fh, size);
 	err = ftruncate(fh->fd, size) < 0 ? -errno : 0;
 	ufs_own_end(in);
 	shared_put(in, fh, !err);
@@ -344,9 +354,15 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 	h.ev.func = FILE_CHECK;
 	err = integrity_file_check(ufs.sys, &h.ev);
 	if (!err && (st.st_mode & 0111)) {
+		/* Its exec may be served from this check: the exec open's
+		 * FILE_CHECK too (a rule with mask=MAY_EXEC, refused by the
+		 * policy check, would otherwise never match), then bprm. */
 		h.ev.mask = MAY_EXEC;
-		h.ev.func = BPRM_CHECK;
 		err = integrity_file_check(ufs.sys, &h.ev);
+		if (!err) {
+			h.ev.func = BPRM_CHECK;
+			err = integrity_file_check(ufs.sys, &h.ev);
+		}
 	}
 	ufs_hook_end(&h);
 	/* The check may have relabelled (mode fix): stamp what it left. */
@@ -394,17 +410,13 @@ void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t of
 
 /* ---- which policies fastopen can serve ---------------------------------------------- */
 
-/* A verdict reached at one caller's first READ serves every later caller:
- * the kernel hands them its page cache without asking.  That is sound only
- * when every caller gets the same actions for the same content. */
-int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len)
+/* RULE of P as "policy line N: 'text'" into WHERE. */
+static void rule_where(const struct ima_policy *p, size_t i, char *where, size_t len)
 {
-	char *text = NULL, where[64];
-	size_t tlen = 0, i;
+	char *text = NULL;
+	size_t tlen = 0;
 	FILE *fp;
 
-	if (!ima_policy_depends_on_caller(p, &i))
-		return 0;
 	fp = open_memstream(&text, &tlen);
 	if (fp) {
 		ima_policy_rule_write(p, i, fp);
@@ -413,24 +425,64 @@ int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len)
 	while (text && tlen && (text[tlen - 1] == '\n' || text[tlen - 1] == ' '))
 		text[--tlen] = '\0';
 	if (ima_policy_rule_line(p, i))
-		snprintf(where, sizeof(where), "policy line %u", ima_policy_rule_line(p, i));
+		snprintf(where, len, "policy line %u: '%s'", ima_policy_rule_line(p, i),
+			 text ? text : "?");
 	else
-		snprintf(where, sizeof(where), "policy rule %zu", i + 1);
-	snprintf(why, len, "fastopen: %s: '%s' depends on the caller or on the "
-		 "file's owner (uid=, euid=, gid=, egid=, fowner=, fgroup=, subj_*, "
-		 "obj_*): with fastopen one caller's verdict would serve every "
-		 "caller; drop the condition or mount without fastopen",
-		 where, text ? text : "?");
+		snprintf(where, len, "policy rule %zu: '%s'", i + 1, text ? text : "?");
 	free(text);
-	return -EPERM;
+}
+
+/*
+ * A verdict reached at one caller's first READ serves every later caller
+ * and every later open: the kernel hands them its page cache without
+ * asking.  That is sound only when every caller gets the same actions for
+ * the same content, and when the opens fastopen does not see get the
+ * actions of the checks it runs instead (FILE_CHECK MAY_READ, and for a
+ * program FILE_CHECK MAY_EXEC and BPRM_CHECK): no FILE_CHECK rule may tell
+ * an exec open from a read open.  *CAUSE (may be NULL): the audit cause.
+ */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len,
+			    const char **cause)
+{
+	char where[512];
+	size_t i;
+
+	if (ima_policy_depends_on_caller(p, &i)) {
+		rule_where(p, i, where, sizeof(where));
+		snprintf(why, len, "fastopen: %s depends on the caller or on the "
+			 "file's owner (uid=, euid=, gid=, egid=, fowner=, fgroup=, "
+			 "subj_*, obj_*): with fastopen one caller's verdict would "
+			 "serve every caller; drop the condition or mount without "
+			 "fastopen", where);
+		if (cause)
+			*cause = "caller-dependent-rule";
+		return -EPERM;
+	}
+	if (ima_policy_depends_on_exec_open(p, &i)) {
+		rule_where(p, i, where, sizeof(where));
+		snprintf(why, len, "fastopen: %s tells an exec from a read at the "
+			 "open (mask= with MAY_EXEC on FILE_CHECK): with fastopen "
+			 "a file is checked once, at its first read, whoever opens "
+			 "it how; use func=BPRM_CHECK for what is executed, or mount "
+			 "without fastopen", where);
+		if (cause)
+			*cause = "exec-dependent-rule";
+		return -EPERM;
+	}
+	return 0;
 }
 
 int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 			   size_t len, const char **cause)
 {
+	int err;
+
 	(void)arg;
-	*cause = "caller-dependent-rule";
-	return ufs_shared_policy_check(p, why, len);
+	err = ufs_shared_policy_check(p, why, len, cause);
+	/* The writer sees only EPERM: tell the operator which rule. */
+	if (err)
+		fprintf(stderr, "uevmfs: ima/policy refused: %s\n", why);
+	return err;
 }
 
 /* ---- when the rules change --------------------------------------------------------- */

@@ -54,6 +54,7 @@ struct ufs_inode {
 	unsigned int own_writers;	/* writers registered here */
 	bool own_foreign;		/* SOURCE changed behind the mount */
 	struct integrity_stamp own_stamp; /* the stamp our last change left */
+	struct ufs_stream *stream;	/* content hashed as written (own_lock) */
 };
 
 struct ufs {
@@ -72,6 +73,7 @@ struct ufs {
 	 * seconds without writes, at fsync, forget and unmount. */
 	bool fastopen;
 	bool singlethread;		/* -s: one worker */
+	int hash_algo;			/* of the labels written */
 	double write_idle;
 	pthread_mutex_t dirty_lock;
 	pthread_cond_t dirty_cond;
@@ -114,6 +116,7 @@ struct ufs_hook {
 	bool shared;			/* registered in share.c */
 	char name[PATH_MAX];		/* MOUNTPOINT/x */
 	char src_name[PATH_MAX];	/* SOURCE/x */
+	uint8_t digest[64];		/* the written stream's, for file_free */
 };
 
 extern struct ufs ufs;
@@ -225,9 +228,11 @@ void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
 /* Before a SETATTR of IN is answered: its cached pages dropped. */
 void ufs_shared_setattr(struct ufs_inode *in);
-/* May fastopen serve policy P (no rule depends on the caller)?  0, or
- * -EPERM with the rule and the reason in WHY. */
-int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len);
+/* May fastopen serve policy P (no rule depends on the caller, none tells an
+ * exec open from a read open)?  0, or -EPERM with the rule and the reason
+ * in WHY and the audit cause in *CAUSE (CAUSE may be NULL). */
+int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len,
+			    const char **cause);
 /* The same, as the control tree's veto on ima/policy writes. */
 int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 			   size_t len, const char **cause);
@@ -247,15 +252,40 @@ int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target);
  * A writer registered (own_add); every change made through the mount
  * between ufs_own_begin and ufs_own_end; a writer's close through
  * ufs_own_free (integrity_file_free of H, refused when SOURCE changed
- * behind the mount meanwhile; H NULL: the file cannot be reached). */
+ * behind the mount meanwhile; H NULL: the file cannot be reached; FH: the
+ * open file whose written stream may serve as the new hash, or NULL). */
 void ufs_own_add(struct ufs_inode *in);
 void ufs_own_begin(struct ufs_inode *in);
 void ufs_own_end(struct ufs_inode *in);
-void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in);
+void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh);
 /* The regular file NAME in DIR if the kernel knows it (a reference:
  * ufs_own_put), or NULL. */
 struct ufs_inode *ufs_own_by_name(struct ufs_inode *dir, const char *name);
 void ufs_own_put(struct ufs_inode *in);
+
+/* stream.c: the content hashed as it is written through the mount, for
+ * the relabel at close.  ufs_stream_start when FH registers as a writer;
+ * every write between ufs_own_begin and ufs_own_end claims its range
+ * (the stream to hash into after the write, or NULL); truncations and
+ * other changes break it (ufs_stream_truncate: own_lock held).
+ * ufs_stream_end (own_lock held, FH's lock exclusive) ends FH's stream:
+ * true with DIGEST filled when it describes the whole file as it is. */
+struct ufs_stream;
+void ufs_stream_start(struct ufs_inode *in, struct ufs_file *fh);
+void ufs_stream_break(struct ufs_inode *in);
+void ufs_stream_break_locked(struct ufs_inode *in);	/* own_lock held */
+/* Data spliced in a pipe (*BUFV) is read into a per-thread buffer first,
+ * and *BUFV points there (NULL: the data could not be read). */
+#define UFS_STREAM_BUF	(1u << 20)	/* = max_write */
+struct ufs_stream *ufs_stream_claim(struct ufs_inode *in, struct ufs_file *fh,
+				    struct fuse_bufvec **bufv, off_t off);
+void ufs_stream_written(struct ufs_stream *s, const struct fuse_bufvec *bufv,
+			off_t off, ssize_t n);
+void ufs_stream_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size);
+bool ufs_stream_end(struct ufs_inode *in, struct ufs_file *fh, bool use,
+		    uint8_t *digest);
+void ufs_stream_drop(struct ufs_inode *in);	/* before IN is freed */
+void ufs_stream_stats(long *streamed, long *rehashed);
 
 /* share.c: no user holds every worker with long hook calls.  Every hook
  * call is registered between ufs_share_enter and ufs_share_leave (true:

@@ -867,9 +867,45 @@ static void test_depends_on_caller(void)
 	}
 }
 
+/* uevmfs -o fastopen checks a file at its first read (FILE_CHECK MAY_READ,
+ * and BPRM_CHECK for programs): a rule telling an exec open from a read
+ * open at FILE_CHECK is one it cannot serve; BPRM_CHECK and mmap rules it
+ * can (or never sees). */
+static void test_depends_on_exec_open(void)
+{
+	static const struct { const char *text; bool dep; size_t rule; } cases[] = {
+		{ "appraise func=FILE_CHECK mask=MAY_EXEC\n", true, 0 },
+		{ "measure func=FILE_CHECK mask=^MAY_READ\nappraise func=FILE_CHECK mask=^MAY_EXEC\n", true, 1 },
+		{ "dont_appraise fsmagic=0x9fa0\nappraise mask=MAY_EXEC\n", true, 1 },
+		{ "appraise func=BPRM_CHECK mask=MAY_EXEC\n", false, 0 },
+		{ "measure func=MMAP_CHECK mask=MAY_EXEC\n", false, 0 },
+		{ "measure func=FILE_CHECK mask=^MAY_READ\nappraise\n", false, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ima_policy *p = NULL;
+		size_t rule = 99;
+		char label[160];
+
+		snprintf(label, sizeof(label), "depends_on_exec_open: %.60s", cases[i].text);
+		for (char *c = label; *c; c++)
+			if (*c == '\n')
+				*c = ';';
+		if (ima_policy_parse(cases[i].text, strlen(cases[i].text), &p)) {
+			CHECK(label, 0);
+			continue;
+		}
+		CHECK(label, ima_policy_depends_on_exec_open(p, &rule) == cases[i].dep &&
+		      (!cases[i].dep || rule == cases[i].rule));
+		ima_policy_free(p);
+	}
+	CHECK("depends_on_exec_open: no policy", !ima_policy_depends_on_exec_open(NULL, NULL));
+}
+
 int main(void)
 {
 	test_depends_on_caller();
+	test_depends_on_exec_open();
 	test_hook_names();
 	test_documented_examples();
 	test_builtins();
