@@ -228,6 +228,18 @@ UEVM_EXPORT bool ima_policy_depends_on_exec(const struct ima_policy *p,
 	for (size_t i = 0; p && i < p->count; i++) {
 		const struct ima_rule_entry *r = &p->rules[i];
 
+		/* Measuring programs at exec: a front-end that runs
+		 * BPRM_CHECK at the first read of every program measures
+		 * each one before it can run (and maybe some that never
+		 * do): more than the kernel, never less. */
+		bool measure_at_exec = (r->flags & IMA_FUNC) &&
+			r->func == BPRM_CHECK &&
+			(r->action & (IMA_MEASURE | IMA_DONT_MEASURE)) &&
+			!(r->flags & IMA_INMASK) &&
+			(!(r->flags & IMA_MASK) || r->mask == MAY_EXEC);
+
+		if (measure_at_exec)
+			continue;
 		if (((r->flags & IMA_FUNC) &&
 		     (r->func == BPRM_CHECK || r->func == CREDS_CHECK)) ||
 		    ((r->flags & (IMA_MASK | IMA_INMASK)) && (r->mask & MAY_EXEC))) {

@@ -177,7 +177,10 @@ bool ima_policy_depends_on_caller(const struct ima_policy *p, size_t *rule);
 /* Whether some rule's decision depends on how the file is opened: for an
  * exec or a read (func=BPRM_CHECK, func=CREDS_CHECK, a mask= with
  * MAY_EXEC).  A front-end that cannot tell an exec from a read would
- * answer such a policy differently from the kernel.  *RULE as above. */
+ * answer such a policy differently from the kernel.  A measure or
+ * dont_measure rule on func=BPRM_CHECK (mask=MAY_EXEC at most) does not
+ * count: run at the first read of each program it measures more, never
+ * less.  *RULE as above. */
 bool ima_policy_depends_on_exec(const struct ima_policy *p, size_t *rule);
 /* Narrower: whether some rule that can match an open (func=FILE_CHECK or no
  * func=) tells an open for exec from one for reading (a mask= or ^ with

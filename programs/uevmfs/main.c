@@ -121,8 +121,10 @@ static void usage(FILE *fp)
 "                      file opens, its reads and exec fail with EACCES) and\n"
 "                      written files relabelled once idle (see uevmfs(8));\n"
 "                      default auto: on when no policy rule depends on the\n"
-"                      caller, the file's owner or exec (func=BPRM_CHECK,\n"
-"                      mask=MAY_EXEC); nofastopen = fastopen=off\n"
+"                      caller, the file's owner or exec (appraise\n"
+"                      func=BPRM_CHECK, mask=MAY_EXEC on FILE_CHECK; a measure\n"
+"                      func=BPRM_CHECK rule is kept: programs are measured at\n"
+"                      their first read); nofastopen = fastopen=off\n"
 "  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
 "                      write (default 0.5), at fsync and at unmount\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
@@ -613,7 +615,9 @@ static void set_readahead(unsigned int kb)
  * rule looks at who the caller is (or who owns the file), which is what
  * ufs_shared_policy_check tells; and the verdicts are the per-open ones
  * only when no rule tells an exec from a read, which fastopen cannot (it
- * would run BPRM_CHECK at plain reads of programs).  Then the opens need
+ * runs BPRM_CHECK at the first read of a program: fine for measuring, which
+ * then records a program before it can run, not for appraise func=BPRM_CHECK,
+ * which would refuse plain reads).  Then the opens need
  * no round trip.  The default policy measures what root reads (euid=0):
  * per-open hooks.
  */

@@ -110,6 +110,28 @@ expect_match "func=BPRM_CHECK rule: ... but its exec is refused" "Permission den
 chmod 644 "$S/bad"
 ufs_umount "$M"
 
+# ---- measuring programs at exec (measure func=BPRM_CHECK): fastopen still chosen ----------
+# fastopen runs BPRM_CHECK at the first read of a file with an execute bit:
+# the program is measured before it can run (and before its exec succeeds).
+printf '#!/bin/sh\necho labelled program\n' >"$S/prog"
+chmod 755 "$S/prog"
+"$UEVM" label --hmac-key "raw:$KEY" "$S/prog" >/dev/null
+printf 'measure func=BPRM_CHECK mask=MAY_EXEC\nmeasure func=FILE_CHECK mask=^MAY_READ\nappraise\n' \
+	>"$T/measure-exec.policy"
+: >"$T/uevmfs.stderr"
+ufs_mount "$S" "$M" "${OPTS/ml=none/ml=$T/ml},policy=$T/measure-exec.policy" || exit 1
+check "measure func=BPRM_CHECK rule: fastopen chosen" \
+	grep -qF 'fastopen: on (automatic' "$T/uevmfs.stderr"
+expect_eq "measure func=BPRM_CHECK rule: the labelled program runs" "labelled program" \
+	"$("$M/prog" 2>&1)"
+expect_match "... and was measured (an ima-ng entry for it)" " ima-ng sha256:[0-9a-f]{64} $M/prog\$" \
+	"$("$UEVM" measurements show "$T/ml")"
+expect_eq "... a tampered file still opens and its read is refused" read-refused \
+	"$(open_then_read "$M/bad")"
+expect_match "... audited (cause=invalid-hash)" "cause=invalid-hash" "$(grep -F "$M/bad" "$T/audit.log")"
+ufs_umount "$M"
+rm -f "$S/prog"
+
 # ---- forced on with a uid= rule: refused, naming the rule ---------------------------------
 out=$("$UEVMFS" "$S" "$M" -f -o "$OPTS,securityfs=none,policy=$T/uid.policy,fastopen=on" 2>&1)
 expect_eq "fastopen=on with a uid= rule: uevmfs refuses to start (exit 1)" 1 $?
