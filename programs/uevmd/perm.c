@@ -214,7 +214,6 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	struct integrity_cred cred;
 	struct perm_slot *sl;
 	bool have_cred;
-	struct stat st;
 
 	if (m->mask & FAN_Q_OVERFLOW) {
 		atomic_fetch_add(&D->st.overflows, 1);
@@ -258,9 +257,10 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	sl->started = 0;
 	sl->cancel = 0;
 	atomic_store(&sl->answered, 0);
-	if (fstat(m->fd, &st) == 0) {
-		sl->dev = st.st_dev;
-		sl->ino = st.st_ino;
+	sl->have_st = fstat(m->fd, &sl->st) == 0;
+	if (sl->have_st) {
+		sl->dev = sl->st.st_dev;
+		sl->ino = sl->st.st_ino;
 	} else {
 		sl->dev = 0;
 		sl->ino = 0;
