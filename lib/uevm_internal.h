@@ -70,6 +70,10 @@ struct uevm_file {
 int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
 		     const char *display_path);
 void uevm_file_close(struct uevm_file *f);
+/* Until unpinned, this thread's uevm_file_generation() of F (same fd and
+ * inode) answers the value read now, without asking the filesystem again. */
+void uevm_file_pin_generation(const struct uevm_file *f);
+void uevm_file_unpin_generation(void);
 
 /* ---- verdicts (public: struct uevm_verdict, opaque) --------------------- */
 

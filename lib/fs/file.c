@@ -166,7 +166,50 @@ UEVM_EXPORT const char *uevm_file_path(const struct uevm_file *f)
 	return f->path;
 }
 
+/*
+ * One event's generation, read once (uevm_file_pin_generation): a daemon's
+ * check asks for it several times (cache key, EVM HMAC), and it is one
+ * ioctl each.  Per thread, for one fd and inode only, until unpinned.  A
+ * change of the generation (FS_IOC_SETVERSION) also changes ctime, which
+ * the stamps taken around the check see.
+ */
+static __thread struct {
+	bool on;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	uint32_t gen;
+	int ret;
+} gen_pin;
+
+static int generation_read(const struct uevm_file *f, uint32_t *gen);
+
+void uevm_file_pin_generation(const struct uevm_file *f)
+{
+	gen_pin.on = false;
+	gen_pin.ret = generation_read(f, &gen_pin.gen);
+	gen_pin.fd = f->fd;
+	gen_pin.dev = f->st.st_dev;
+	gen_pin.ino = f->st.st_ino;
+	gen_pin.on = true;
+}
+
+void uevm_file_unpin_generation(void)
+{
+	gen_pin.on = false;
+}
+
 UEVM_EXPORT int uevm_file_generation(const struct uevm_file *f, uint32_t *gen)
+{
+	if (gen_pin.on && f->io && f->fd == gen_pin.fd &&
+	    f->st.st_dev == gen_pin.dev && f->st.st_ino == gen_pin.ino) {
+		*gen = gen_pin.gen;
+		return gen_pin.ret;
+	}
+	return generation_read(f, gen);
+}
+
+static int generation_read(const struct uevm_file *f, uint32_t *gen)
 {
 	unsigned int v = 0;
 

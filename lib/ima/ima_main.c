@@ -149,7 +149,11 @@ static enum integrity_status appraise(struct integrity_sys *s,
 		if (atomic_load(&s->evm_bits) & (EVM_INIT_HMAC | EVM_INIT_X509)) {
 			v.evm_status = integrity_iint_evm_status(iint);
 			if (!is_pass(v.evm_status)) {
-				v.evm_status = uevm_evm_verify(s->ctx, ev->file, NULL, 0);
+				/* As evm_verifyxattr(dentry, XATTR_NAME_IMA,
+				 * value): over the value being appraised. */
+				v.evm_status = evm_verify_with(s->ctx, ev->file,
+							       XATTR_NAME_IMA, xval,
+							       (size_t)xlen, NULL, 0);
 				integrity_iint_set_evm_status(iint, v.evm_status);
 			}
 		}

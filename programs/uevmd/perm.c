@@ -213,7 +213,8 @@ static void dispatch(const struct fanotify_event_metadata *m)
 {
 	struct integrity_cred cred;
 	struct perm_slot *sl;
-	bool have_cred;
+	bool have_cred, have_st;
+	int64_t deadline;
 	struct stat st;
 
 	if (m->mask & FAN_Q_OVERFLOW) {
@@ -233,6 +234,9 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	 * the credentials it opens with.  An opener already gone (or a
 	 * stat that fails) is its own user and inode: nothing to share. */
 	have_cred = integrity_cred_from_pid(m->pid, &cred) == 0;
+	have_st = fstat(m->fd, &st) == 0;
+	deadline = mono_ns() + (int64_t)D->cfg.deadline_ms * 1000000LL;
+	/* One pass under the lock: take a slot, fill it, queue it. */
 	pthread_mutex_lock(&qlock);
 	if (!n_free || (have_cred && user_full(cred.uid))) {
 		bool full = !n_free;
@@ -250,22 +254,17 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	sl = &slots[free_list[--n_free]];
 	sl->have_cred = have_cred;
 	sl->cred = cred;
-	pthread_mutex_unlock(&qlock);
 	sl->fd = m->fd;
 	sl->tid = m->pid;
 	sl->mask = m->mask;
-	sl->deadline = mono_ns() + (int64_t)D->cfg.deadline_ms * 1000000LL;
+	sl->deadline = deadline;
 	sl->started = 0;
 	sl->cancel = 0;
 	atomic_store(&sl->answered, 0);
-	if (fstat(m->fd, &st) == 0) {
-		sl->dev = st.st_dev;
-		sl->ino = st.st_ino;
-	} else {
-		sl->dev = 0;
-		sl->ino = 0;
-	}
-	pthread_mutex_lock(&qlock);
+	sl->have_st = have_st;
+	sl->st = st;
+	sl->dev = have_st ? st.st_dev : 0;
+	sl->ino = have_st ? st.st_ino : 0;
 	sl->state = SLOT_QUEUED;
 	sl->next = -1;
 	sl->prev = q_tail;
@@ -430,8 +429,10 @@ struct perm_slot *perm_next(int worker)
 
 void perm_release(int worker, struct perm_slot *sl)
 {
+	int fd;
+
 	pthread_mutex_lock(&qlock);
-	close(sl->fd);
+	fd = sl->fd;
 	sl->fd = -1;
 	sl->state = SLOT_FREE;
 	free_list[n_free++] = (int)(sl - slots);
@@ -440,6 +441,10 @@ void perm_release(int worker, struct perm_slot *sl)
 	if (q_count)
 		pthread_cond_broadcast(&qcond);
 	pthread_mutex_unlock(&qlock);
+	/* Closed outside the lock (a close can take long: the file's last
+	 * reference).  The slot no longer names the number, and the kernel
+	 * cannot hand it to a new event before this close. */
+	close(fd);
 }
 
 /* Under qlock: the control thread may ask while perm_start() sets them. */

@@ -229,6 +229,8 @@ struct perm_slot {
 	bool have_cred;
 	dev_t dev;
 	ino_t ino;
+	struct stat st;		/* the reader's fstat of fd */
+	bool have_st;
 	int prev, next;		/* queue links (slot indices, -1 ends) */
 };
 enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING };

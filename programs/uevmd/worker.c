@@ -21,6 +21,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "uevmd.h"
+#include "uevm_internal.h"
 
 #define MAX_WORKER_SLOTS 512
 
@@ -161,11 +162,19 @@ void worker_handle(struct perm_slot *sl)
 
 	if (atomic_load(&sl->answered))
 		return;		/* the watchdog gave up on this one */
-	if (fstat(f.fd, &f.st) < 0 || !S_ISREG(f.st.st_mode)) {
+	/* The reader's fstat of this fd, taken while the opener waits: the
+	 * "before" stamp (a change since is seen by the later stamps). */
+	if (!sl->have_st) {
+		perm_answer(sl, true, false);
+		return;
+	}
+	f.st = sl->st;
+	if (!S_ISREG(f.st.st_mode)) {
 		perm_answer(sl, true, false);
 		return;
 	}
 	before = f.st;
+	uevm_file_pin_generation(&f);
 	fd_path(f.fd, path, sizeof(path));
 	strip_deleted(path, f.st.st_nlink);
 	f.path = path;
@@ -207,5 +216,6 @@ void worker_handle(struct perm_slot *sl)
 	 * takes the mark away again. */
 	if (rc == 0 && atomic_load(&D->ignore_flags))
 		fastpath(&ev, func, &before);
+	uevm_file_unpin_generation();
 	log_flush_local();
 }
