@@ -122,7 +122,7 @@ static const struct help_opt mount_opts[] = {
 	{ 'o', NULL, "m32", "the HMAC layout of a 32-bit kernel, as for uevm label" },
 	{ 'o', NULL, "evm_xattrs=NAME[:NAME...]", "more protected security.* names, as for uevm label" },
 	{ 'o', NULL, "timeout=SECONDS", "attribute and entry cache time (default 1)" },
-	{ 'o', NULL, "readahead=KB", "the mount's read-ahead (default 512)" },
+	{ 'o', NULL, "readahead=KB", "the mount's read-ahead (default 4 read requests: 4032)" },
 	{ 'o', NULL, "max_threads=N", "FUSE worker threads (default 16)" },
 	{ 'o', NULL, "fastopen[=auto|on|off]", "the kernel opens files itself; reads are appraised at the first read (default auto)" },
 	{ 'o', NULL, "nofastopen", "as fastopen=off: the per-open hooks" },

@@ -114,7 +114,8 @@ static void usage(FILE *fp)
 "  integrity_audit     informational audit records too\n"
 "  hash=ALGO uuid=UUID|none m32 evm_xattrs=NAME[:NAME...]  as uevm label\n"
 "  timeout=SECONDS     attribute and entry cache (default 1)\n"
-"  readahead=KB        the mount's read-ahead (default 512)\n"
+"  readahead=KB        the mount's read-ahead (default 4 read requests: 4032\n"
+"                      with fs.pipe-max-size 1 MiB)\n"
 "  max_threads=N       FUSE worker threads (default 16)\n"
 "  fastopen[=auto|on|off]  no round trip per open: the kernel opens files\n"
 "                      itself, reads are appraised at the first read (a refused\n"
@@ -500,6 +501,41 @@ static int setup_sys(const struct opts *o, struct ima_policy **policy,
 
 /* ---- FUSE -------------------------------------------------------------------------- */
 
+/* The largest READ request and the read-ahead window, in bytes (main). */
+static unsigned int read_max, read_ahead;
+
+/*
+ * A read is answered by splicing SOURCE's pages through a pipe of libfuse's
+ * into /dev/fuse, without a copy.  The pipe must hold the data, the reply's
+ * header and three pages of slack (libfuse's own reckoning); it may grow to
+ * fs.pipe-max-size only (further takes CAP_SYS_RESOURCE).  A larger request
+ * makes libfuse copy through a buffer it maps and unmaps per request: 1 MiB
+ * requests ran several times slower than 1008 KiB ones here.  So requests
+ * stop 4 pages short of the largest pipe, and at FUSE's 1 MiB limit.
+ */
+static unsigned int splice_read_max(void)
+{
+	unsigned long pipe_max = 1u << 20;
+	unsigned long page = (unsigned long)sysconf(_SC_PAGESIZE);
+	char buf[32];
+	int fd = open("/proc/sys/fs/pipe-max-size", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			pipe_max = strtoul(buf, NULL, 10);
+		}
+		close(fd);
+	}
+	if (pipe_max > (1u << 20) + 4 * page)
+		pipe_max = (1u << 20) + 4 * page;
+	if (pipe_max < 36 * page)	/* no splice: FUSE's old 128 KiB */
+		pipe_max = 36 * page;
+	return (pipe_max / page - 4) * page;
+}
+
 static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
@@ -524,8 +560,9 @@ static void ufs_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_SPLICE_READ)
 		conn->want |= FUSE_CAP_SPLICE_READ;
 	conn->max_write = UFS_STREAM_BUF;
-	conn->max_read = 1u << 20;	/* as the max_read mount option says */
-	conn->max_readahead = 1u << 20;
+	conn->max_read = read_max;	/* as the max_read mount option says */
+	/* The kernel caps the mount's window at this. */
+	conn->max_readahead = read_ahead;
 }
 
 const struct fuse_lowlevel_ops ufs_ops = {
@@ -640,7 +677,7 @@ static struct fuse_session *start_session(const struct opts *o, struct fuse_args
 	char *fsname = escape_opt(ufs.source), *mopts = NULL;
 
 	if (!fsname || asprintf(&mopts, "default_permissions,allow_other,fsname=%s,"
-				"subtype=uevmfs,max_read=%u", fsname, 1u << 20) < 0) {
+				"subtype=uevmfs,max_read=%u", fsname, read_max) < 0) {
 		free(fsname);
 		return NULL;
 	}
@@ -825,7 +862,7 @@ int main(int argc, char **argv)
 {
 	char **owned, **nargv = join_tcti_args(argc, argv, &owned);
 	struct fuse_args args = FUSE_ARGS_INIT(argc, nargv ? nargv : argv);
-	struct opts o = { .pcr = -1, .rotate_stale = 1, .timeout = 1.0, .readahead_kb = 512,
+	struct opts o = { .pcr = -1, .rotate_stale = 1, .timeout = 1.0, .readahead_kb = UINT_MAX,
 			  .max_threads = 16, .write_idle = 0.5, .fastopen = -1 };
 	struct ima_policy *policy = NULL;
 	struct ima_measurements *ml = NULL;
@@ -906,6 +943,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");
 		goto out;
 	}
+	/* Four spliced requests of read-ahead by default: cold reads
+	 * measured about 10% faster than 512 KiB windows. */
+	read_max = splice_read_max();
+	if (o.readahead_kb == UINT_MAX)
+		o.readahead_kb = 4 * read_max / 1024;
+	read_ahead = o.readahead_kb > UINT_MAX / 1024 ? UINT_MAX : o.readahead_kb * 1024;
 	se = start_session(&o, &args);
 	ufs.se = se;
 	if (!se) {
