@@ -56,6 +56,37 @@ int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
 	return file_open_fd(f, fd, dirfd, name, display_path ? display_path : name);
 }
 
+/*
+ * NAME, which its directory listed as a regular file, opened for reading
+ * at once (the walk decides when that is safe: walk.c, open_item).  What
+ * is there now may be another object: O_NOFOLLOW fails on a symlink,
+ * O_NONBLOCK keeps a FIFO from waiting for a writer, a socket fails
+ * ENXIO, O_NOCTTY keeps a terminal from becoming ours.  0 with F open, or
+ * 1 when it is not a regular file now or the open failed: F is left
+ * unset and the caller takes the O_PATH way, which handles (and words the
+ * errors for) every kind of object.
+ */
+int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,
+			     const char *display_path)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	f->fd = fd;
+	f->dirfd = dirfd;
+	f->io = true;
+	f->path = display_path;
+	return 0;
+}
+
 int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 		 const char *display_path)
 {

@@ -43,6 +43,7 @@ struct dirref {
 	unsigned int users;	/* threads using fd right now */
 	bool known;		/* dev and ino recorded */
 	bool follow;		/* no parent: follow a symlink at the end of name */
+	bool closed;		/* its entries can be changed only by root or us */
 	dev_t dev;
 	ino_t ino;
 	struct dirref *parent;	/* NULL: name is a path, opened by root_open */
@@ -59,6 +60,7 @@ struct item {
 	struct dirref *parent;
 	dev_t root_dev;
 	bool follow;		/* roots only: follow a symlink PATH */
+	unsigned char dtype;	/* the type readdir gave, DT_UNKNOWN for roots */
 	char *path;		/* roots only: as given, its last part is name */
 	const char *name;
 	char buf[];
@@ -411,7 +413,7 @@ static void dirref_release(struct walker *w, struct dirref *d)
 }
 
 static struct item *item_new(struct dirref *parent, const char *name,
-			     dev_t root_dev)
+			     unsigned char dtype, dev_t root_dev)
 {
 	size_t nl = strlen(name);
 	struct item *it = malloc(sizeof(*it) + nl + 1);
@@ -423,6 +425,7 @@ static struct item *item_new(struct dirref *parent, const char *name,
 	it->path = NULL;
 	it->parent = parent;	/* counted by the caller */
 	it->root_dev = root_dev;
+	it->dtype = dtype;
 	it->next = NULL;
 	return it;
 }
@@ -522,6 +525,20 @@ static void free_list(struct item *head)
 	}
 }
 
+/*
+ * Whether only root or we can add, remove or rename D's entries: owned by
+ * root or our euid, and no write bit for group or others.  With POSIX ACLs
+ * the group bits are the mask, which bounds every named entry, so no ACL
+ * grants write either.  In such a directory nobody else can swap a listed
+ * regular file for another object (a device node) between readdir and
+ * open: see open_item.
+ */
+static bool dir_closed(const struct stat *d)
+{
+	return (d->st_uid == 0 || d->st_uid == geteuid()) &&
+	       !(d->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
 static void expand_dir(struct walker *w, struct uevm_file *f,
 		       const struct item *it, const char *path)
@@ -563,6 +580,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		d->dev = f->st.st_dev;
 		d->ino = f->st.st_ino;
 		d->known = true;
+		d->closed = dir_closed(&f->st);
 		w->nopen++;
 		lru_append(w, d);
 		shrink_locked(w, w->budget);
@@ -590,7 +608,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		c = item_new(d, de->d_name, it->root_dev);
+		c = item_new(d, de->d_name, de->d_type, it->root_dev);
 		if (!c) {
 			uevm_err(ENOMEM, "out of memory");
 			report(w, NULL, path, -ENOMEM);
@@ -681,11 +699,34 @@ static int open_root_object(struct walker *w, const struct item *it,
 	return file_open_fd(f, fd, -1, NULL, path);
 }
 
+/*
+ * An entry is opened without following a symlink, and an object that is
+ * not a regular file or a directory is never opened for I/O: opening a
+ * device node can act (a tape rewinds, a modem line is raised).  Hence
+ * the O_PATH open, then the reopen through /proc of what it found.
+ *
+ * An entry readdir listed as a regular file, in a directory whose entries
+ * only root or we can change, is opened for reading at once (two system
+ * calls less per file).  The listing is older than the open, but only the
+ * directory's writers can swap the name for another object meanwhile, and
+ * those are trusted.  Anyone else would need a device node of their own
+ * on this filesystem to swap in.  mknod of one needs CAP_MKNOD in the
+ * initial user namespace, and user-namespace and FUSE mounts are nodev
+ * (an open of a device there fails), but a hard link to an existing node
+ * is allowed when fs.protected_hardlinks is 0 (its default in the kernel)
+ * or when the node is the linker's own: so that alone is not relied on.
+ * What is swapped in by a trusted writer is still handled as itself: a
+ * FIFO opens at once (O_NONBLOCK) and a socket fails ENXIO, and then it
+ * takes the O_PATH way, as does every other entry.
+ */
 static int open_item(struct walker *w, const struct item *it, int dirfd,
 		     struct uevm_file *f, const char *path)
 {
 	if (it->path)
 		return open_root_object(w, it, dirfd, f, path);
+	if (it->dtype == DT_REG && it->parent->closed &&
+	    file_open_listed_regular(f, dirfd, it->name, path) == 0)
+		return 0;
 	return uevm_file_openat(f, dirfd, it->name, path);
 }
 
