@@ -531,7 +531,8 @@ static void free_list(struct item *head)
  * the group bits are the mask, which bounds every named entry, so no ACL
  * grants write either.  In such a directory nobody else can swap a listed
  * regular file for another object (a device node) between readdir and
- * open: see open_item.
+ * open: see open_item.  (On a user's FUSE mount the owner is its daemon's
+ * word, but such mounts are nodev: a device there cannot be opened.)
  */
 static bool dir_closed(const struct stat *d)
 {
