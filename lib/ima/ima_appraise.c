@@ -199,6 +199,7 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 			    struct uevm_verdict *v)
 {
 	struct ima_digest dig = { .algo = -1 };
+	const struct stat *st = NULL;
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	struct stat now;
@@ -236,13 +237,18 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 	 * (a daemon's): a fresh one then.
 	 */
 	if (ctx->uuid_cache)
-		dig.before = &f->st;
+		st = &f->st;
 	else if (fstat(f->fd, &now) == 0)
-		dig.before = &now;
+		st = &now;
 	/* The HMAC over the very security.ima value checked below. */
-	v->evm_status = evm_verify_with(ctx, f, dig.before, XATTR_NAME_IMA,
-					buf, (size_t)n, v->detail,
+	v->evm_status = evm_verify_with(ctx, f, st, XATTR_NAME_IMA, buf,
+					(size_t)n, v->detail,
 					sizeof(v->detail), &v->evm_algo);
+	/* Unless a valid EVM signature may just have been replaced by an
+	 * HMAC (--fix-evm-sig): that write moved ctime, so the stat before
+	 * hashing is taken after it. */
+	if (!(ctx->flags & UEVM_CTX_EVM_SIG_TO_HMAC))
+		dig.before = st;
 	ret = ima_appraise_value(ctx, f, buf, (size_t)n, flags, &dig, v);
 out:
 	free(buf);
