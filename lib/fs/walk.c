@@ -43,7 +43,8 @@ struct dirref {
 	unsigned int users;	/* threads using fd right now */
 	bool known;		/* dev and ino recorded */
 	bool follow;		/* no parent: follow a symlink at the end of name */
-	bool closed;		/* its entries can be changed only by root or us */
+	bool closed;		/* only root or we can change its entries; set
+				 * before they are queued, then read unlocked */
 	dev_t dev;
 	ino_t ino;
 	struct dirref *parent;	/* NULL: name is a path, opened by root_open */
