@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Swap a directory entry between a walker's readdir and its open.
 
-swap_race.py SUMMARY DIR NAME REPLACEMENT -- CMD...
+swap_race.py SUMMARY DIR NAME REPLACEMENT [CONTROL] -- CMD...
 
 Runs CMD (root only: fanotify).  DIR is marked for FAN_ACCESS_PERM: each
 getdents of it waits for our answer.  At CMD's second getdents of DIR (the
@@ -11,7 +11,8 @@ and none opened yet: REPLACEMENT is renamed over DIR/NAME, then the read is
 allowed.  A second, notification-only group with FAN_REPORT_FID (which
 opens nothing itself) counts CMD's opens of REPLACEMENT's inode (O_PATH
 opens make no event).  At the end we open it once ourselves, O_NONBLOCK,
-and must see that event: the counter works.  SUMMARY gets one line:
+and must see that event: the counter works (through CONTROL, the same
+inode by another path, when DIR's mount is nodev and refuses a device).  SUMMARY gets one line:
 "swapped=0|1 opens=N control=0|1 hung=0|1 rc=RC".
 """
 import ctypes
@@ -59,8 +60,10 @@ def events(fd):
 
 
 def main():
+    sep = sys.argv.index("--")
     summary, d, name, repl = sys.argv[1:5]
-    cmd = sys.argv[6:]
+    control_path = sys.argv[5] if sep == 6 else None
+    cmd = sys.argv[sep + 1:]
     perm = fan_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, os.O_RDONLY | os.O_CLOEXEC)
     fan_mark(perm, FAN_ACCESS_PERM | FAN_ONDIR, d)
     notif = fan_init(FAN_CLOEXEC | FAN_REPORT_FID, 0)
@@ -103,6 +106,7 @@ def main():
             if pid == child.pid and mask & FAN_OPEN:
                 opens += 1
     target = os.path.join(d, name) if swapped else repl
+    target = control_path or target
     os.close(os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY))
     control = False
     while not control and select.select([notif], [], [], 10)[0]:

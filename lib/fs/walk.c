@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -43,8 +44,8 @@ struct dirref {
 	unsigned int users;	/* threads using fd right now */
 	bool known;		/* dev and ino recorded */
 	bool follow;		/* no parent: follow a symlink at the end of name */
-	bool closed;		/* only root or we can change its entries; set
-				 * before they are queued, then read unlocked */
+	bool nodev;		/* its mount is nodev; set before its entries
+				 * are queued, then read unlocked */
 	dev_t dev;
 	ino_t ino;
 	struct dirref *parent;	/* NULL: name is a path, opened by root_open */
@@ -527,18 +528,17 @@ static void free_list(struct item *head)
 }
 
 /*
- * Whether only root or we can add, remove or rename D's entries: owned by
- * root or our euid, and no write bit for group or others.  With POSIX ACLs
- * the group bits are the mask, which bounds every named entry, so no ACL
- * grants write either.  In such a directory nobody else can swap a listed
- * regular file for another object (a device node) between readdir and
- * open: see open_item.  (On a user's FUSE mount the owner is its daemon's
- * word, but such mounts are nodev: a device there cannot be opened.)
+ * Whether D's mount is nodev: there the kernel refuses to open any device
+ * node (may_open fails EACCES before the driver is reached), so an entry
+ * can be opened for reading at once, whoever can write the directory: see
+ * open_item.  Asked per directory, not per filesystem: bind mounts of one
+ * filesystem can differ in nodev.
  */
-static bool dir_closed(const struct stat *d)
+static bool dir_nodev(int fd)
 {
-	return (d->st_uid == 0 || d->st_uid == geteuid()) &&
-	       !(d->st_mode & (S_IWGRP | S_IWOTH));
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
 }
 
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
@@ -549,6 +549,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 	struct dirref *d;
 	struct dirent *de;
 	size_t n = 0;
+	bool nodev;
 	DIR *dir;
 	int dfd;
 
@@ -565,6 +566,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		report(w, NULL, path, -e);
 		return;
 	}
+	nodev = dir_nodev(f->fd);
 	pthread_mutex_lock(&w->fd_lock);
 	/* A PATH's directory is reopened by resolving the PATH again, as it
 	 * was (it may have been reached through a symlink PATH). */
@@ -582,7 +584,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		d->dev = f->st.st_dev;
 		d->ino = f->st.st_ino;
 		d->known = true;
-		d->closed = dir_closed(&f->st);
+		d->nodev = nodev;
 		w->nopen++;
 		lru_append(w, d);
 		shrink_locked(w, w->budget);
@@ -704,29 +706,24 @@ static int open_root_object(struct walker *w, const struct item *it,
 /*
  * An entry is opened without following a symlink, and an object that is
  * not a regular file or a directory is never opened for I/O: opening a
- * device node can act (a tape rewinds, a modem line is raised).  Hence
- * the O_PATH open, then the reopen through /proc of what it found.
+ * device node can act (a tape rewinds, a watchdog starts).  Hence the
+ * O_PATH open, then the reopen through /proc of what it found.
  *
- * An entry readdir listed as a regular file, in a directory whose entries
- * only root or we can change, is opened for reading at once (two system
- * calls less per file).  The listing is older than the open, but only the
- * directory's writers can swap the name for another object meanwhile, and
- * those are trusted.  Anyone else would need a device node of their own
- * on this filesystem to swap in.  mknod of one needs CAP_MKNOD in the
- * initial user namespace, and user-namespace and FUSE mounts are nodev
- * (an open of a device there fails), but a hard link to an existing node
- * is allowed when fs.protected_hardlinks is 0 (its default in the kernel)
- * or when the node is the linker's own: so that alone is not relied on.
- * What is swapped in by a trusted writer is still handled as itself: a
- * FIFO opens at once (O_NONBLOCK) and a socket fails ENXIO, and then it
- * takes the O_PATH way, as does every other entry.
+ * On a nodev mount an entry readdir listed as a regular file is opened
+ * for reading at once (two system calls less per file).  The listing is
+ * older than the open, and anyone who can write the directory (a
+ * container's root in its rootfs, another client of an NFS export) may
+ * have swapped the name for another object meanwhile; but there no device
+ * node can be opened, a FIFO opens at once (O_NONBLOCK) and a socket fails
+ * ENXIO.  Anything not a regular file then takes the O_PATH way, as does
+ * every entry elsewhere.
  */
 static int open_item(struct walker *w, const struct item *it, int dirfd,
 		     struct uevm_file *f, const char *path)
 {
 	if (it->path)
 		return open_root_object(w, it, dirfd, f, path);
-	if (it->dtype == DT_REG && it->parent->closed &&
+	if (it->dtype == DT_REG && it->parent->nodev &&
 	    file_open_listed_regular(f, dirfd, it->name, path) == 0)
 		return 0;
 	return uevm_file_openat(f, dirfd, it->name, path);

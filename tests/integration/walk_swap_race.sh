@@ -4,10 +4,11 @@
 # readdir and its open (tests/swap_race.py holds the walk's second getdents
 # of the directory with fanotify, renames the object over the name, then
 # lets it go on: no sleeps).  The walk opens an entry listed as a regular
-# file directly only in a directory nobody but root can change; in one
-# others can write (world-writable sticky, group-writable, another user's)
-# a swapped-in device node or FIFO is never opened (fanotify counts the
-# opens of its inode).  In every case: no hang, the object there now is
+# file directly only when the directory's mount is nodev; elsewhere a
+# swapped-in device node or FIFO is never opened, whoever owns the
+# directory (fanotify counts the opens of its inode).  On a nodev mount the
+# FIFO is opened (O_NONBLOCK: at once) but the device is not (the kernel
+# refuses it).  In every case: no hang, the object there now is
 # handled and reported as what it is (no security.ima on it), the file it
 # replaced is not labelled, the rest of the directory is, and the exit
 # status is that of a tree holding such an object from the start (0).
@@ -20,12 +21,23 @@ fi
 KEY=$T/key
 make_key "$KEY"
 
+# nodev_dir DIR: DIR made a nodev bind mount of DIR.src (where the same
+# inodes can still be opened as devices), unmounted at exit.
+nodev_dir() {
+	mkdir -p "$1" "$1.src"
+	mount --bind "$1.src" "$1" || return 1
+	on_exit "umount '$1'"
+	mount -o remount,bind,nodev "$1"
+}
+
 # race CASE MODE OWNER KIND CMD: a directory of three files with MODE and
 # OWNER; f2 is swapped for a KIND (fifo, dev: 1:3, /dev/null's numbers)
 # while CMD (label or verify) walks it.  Sets $sum and $out.
 race() {
 	local c=$1 mode=$2 owner=$3 kind=$4 cmd=$5
 	D=$T/$c/d
+	mkdir -p "$T/$c"
+	[ -n "${NODEV:-}" ] && { nodev_dir "$T/$c" || fail "$c: nodev bind mount"; }
 	mkdir -p "$D" "$T/$c/spare"
 	for i in 1 2 3; do echo "$c $i" >"$D/f$i"; done
 	ln "$D/f2" "$T/$c/orig"		# the replaced file, kept to look at
@@ -37,7 +49,10 @@ race() {
 	else
 		mknod "$T/$c/spare/x" c 1 3
 	fi
-	out=$(python3 "$TESTS_DIR/swap_race.py" "$T/$c/sum" "$D" f2 "$T/$c/spare/x" -- \
+	local control=()
+	[ -n "${NODEV:-}" ] && control=("$T/$c.src/d/f2")
+	out=$(python3 "$TESTS_DIR/swap_race.py" "$T/$c/sum" "$D" f2 "$T/$c/spare/x" \
+		"${control[@]}" -- \
 		"$UEVM" "$cmd" -r -v -j1 --hmac-key "raw:$KEY" "$D" 2>&1)
 	sum=$(cat "$T/$c/sum" 2>/dev/null)
 }
@@ -67,18 +82,9 @@ common() {
 		"$UEVM" verify -r --hmac-key "raw:$KEY" "$D"
 }
 
-# ---- a directory only root can change: the direct open ---------------------
-# Only root could have swapped the FIFO in; it is opened (O_NONBLOCK: at
-# once), found to be no regular file, and handled by the O_PATH way.
-for cmd in label verify; do
-	race closed-$cmd 755 root fifo $cmd
-	common closed-$cmd fifo $cmd
-	expect_match "closed-$cmd: the entry listed as regular was opened directly" \
-		"opens=[1-9]" "$sum"
-done
-
-# ---- directories others can change: never opened ---------------------------
-for dir in "1777 root sticky" "775 root:nogroup groupw" "755 nobody other-user"; do
+# ---- not nodev: never opened, whoever owns the directory -------------------
+for dir in "755 root closed" "1777 root sticky" "775 root:nogroup groupw" \
+	   "755 nobody other-user"; do
 	set -- $dir
 	for kind in fifo dev; do
 		for cmd in label verify; do
@@ -88,4 +94,17 @@ for dir in "1777 root sticky" "775 root:nogroup groupw" "755 nobody other-user";
 			expect_match "$c: the swapped-in $kind was never opened" "opens=0" "$sum"
 		done
 	done
+done
+
+# ---- a nodev mount: the direct open, whoever can write the directory -------
+NODEV=1
+for cmd in label verify; do
+	c=nodev-fifo-$cmd
+	race "$c" 1777 root fifo $cmd
+	common "$c" fifo $cmd
+	expect_match "$c: the entry listed as regular was opened directly" "opens=[1-9]" "$sum"
+	c=nodev-dev-$cmd
+	race "$c" 1777 root dev $cmd
+	common "$c" dev $cmd
+	expect_match "$c: the device is not opened (nodev)" "opens=0" "$sum"
 done
