@@ -62,6 +62,8 @@ struct uevm_file {
 	int fd;			/* O_PATH, or O_RDONLY for regular/dir */
 	int dirfd;		/* parent directory (not owned), or -1 */
 	bool io;		/* fd allows read/ioctl/f*xattr */
+	bool fs_cached;		/* its filesystem's facts may come from the
+				 * per-st_dev cache (the walk decides) */
 	struct stat st;
 	const char *path;	/* for messages only; never used to open */
 };

@@ -208,7 +208,7 @@ static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	struct evm_uuid_cache *c = ctx->uuid_cache;
 	int ret, i;
 
-	if (!c)
+	if (!c || !f->fs_cached)
 		return uevm_file_fsuuid(f, uuid);
 	pthread_mutex_lock(&c->lock);
 	i = cache_find(c, f);
@@ -237,7 +237,7 @@ static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 int fs_magic_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		    unsigned long *magic)
 {
-	struct evm_uuid_cache *c = ctx ? ctx->uuid_cache : NULL;
+	struct evm_uuid_cache *c = ctx && f->fs_cached ? ctx->uuid_cache : NULL;
 	struct statfs sf;
 	int i;
 

@@ -99,6 +99,7 @@ int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,
 	f->fd = fd;
 	f->dirfd = dirfd;
 	f->io = true;
+	f->fs_cached = false;
 	f->path = display_path;
 	return 0;
 }
