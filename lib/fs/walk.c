@@ -766,9 +766,10 @@ static void process(struct walker *w, struct item *it)
 	/* Through overlayfs a non-directory reports the st_dev of the layer
 	 * it is on, which another directory of the run may be on too: only
 	 * objects on their parent directory's st_dev share its filesystem's
-	 * cached facts (UUID, f_type). */
+	 * cached facts (UUID, f_type); a PATH's parent is the directory it
+	 * was found in. */
 	f.fs_cached = S_ISDIR(f.st.st_mode) ||
-		      (!it->path && it->parent->known &&
+		      (it->parent->known &&
 		       f.st.st_dev == it->parent->dev);
 	if (it->root_dev == (dev_t)-1)
 		it->root_dev = f.st.st_dev;
