@@ -108,3 +108,20 @@ for cmd in label verify; do
 	common "$c" dev $cmd
 	expect_match "$c: the device is not opened (nodev)" "opens=0" "$sum"
 done
+
+# ---- without /proc: no second lookup of the name off a nodev mount ---------
+# The O_PATH descriptor cannot be reopened; looking the name up again could
+# open a device swapped in meanwhile, so that is done only for a directory
+# (O_DIRECTORY) or on a nodev mount (where g is opened directly anyway).
+mkdir -p "$T/noproc/plain"
+echo plain >"$T/noproc/plain/f"
+nodev_dir "$T/noproc/nd" || fail "noproc: nodev bind mount"
+echo nodev >"$T/noproc/nd/g"
+out=$(unshare -m --propagation private sh -c 'umount -l /proc && exec "$@"' sh \
+	"$UEVM" label -r --hmac-key "raw:$KEY" "$T/noproc/plain" "$T/noproc/nd" 2>&1)
+expect_eq "noproc: label exits 2 (a file it could not open)" 2 $?
+expect_match "noproc: the file off nodev is refused, naming /proc" \
+	"$T/noproc/plain/f: .*is /proc mounted" "$out"
+expect_eq "noproc: and not labelled" "" "$(xattr_hex security.ima "$T/noproc/plain/f")"
+check "noproc: the file on the nodev mount is labelled" \
+	test -n "$(xattr_hex security.ima "$T/noproc/nd/g")"
