@@ -117,7 +117,10 @@ mkdir -p "$T/noproc/plain"
 echo plain >"$T/noproc/plain/f"
 nodev_dir "$T/noproc/nd" || fail "noproc: nodev bind mount"
 echo nodev >"$T/noproc/nd/g"
-out=$(unshare -m --propagation private sh -c 'umount -l /proc && exec "$@"' sh \
+# An empty tmpfs over the process's own /proc/PID/fd (exec keeps the PID;
+# the rest of /proc stays, which sanitizer builds need).
+out=$(unshare -m --propagation private \
+	sh -c 'mount -t tmpfs none "/proc/$$/fd" && exec "$@"' sh \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$T/noproc/plain" "$T/noproc/nd" 2>&1)
 expect_eq "noproc: label exits 2 (a file it could not open)" 2 $?
 expect_match "noproc: the file off nodev is refused, naming /proc" \
