@@ -22,6 +22,11 @@ int uevm_err(int err, const char *fmt, ...)
 int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 		 const char *display_path);
 
+/* NAME, listed by readdir as a regular file, opened for reading directly:
+ * 0, or 1 when it is not one now (F unset: open it with uevm_file_openat). */
+int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,
+			     const char *display_path);
+
 /* A warning for the process's warning handler (uevm_set_warn_handler):
  * something was accepted, or skipped, that the user should know about. */
 void uevm_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -83,11 +88,19 @@ struct uevm_ctx {
 };
 struct evm_uuid_cache;
 void evm_uuid_cache_free(struct evm_uuid_cache *c);
+/* The statfs f_type of F's filesystem: kept per filesystem when CTX caches
+ * (uevm_ctx_cache_fsuuid), else asked; CTX may be NULL.  0 or -errno. */
+int fs_magic_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		    unsigned long *magic);
 
 /* A digest collected from a file's content. */
 struct ima_digest {
 	int algo;		/* -1: none yet */
 	uint8_t d[UEVM_MAX_DIGEST_SIZE];
+	/* ima_appraise_value, ima_appraise_digsig: a stat of the file from
+	 * before the checks, to hash against (its content must not move
+	 * from it), or NULL for a new one. */
+	const struct stat *before;
 };
 
 /* ima_appraise_value flags (the kernel's IMA_DIGSIG_REQUIRED value). */
@@ -112,9 +125,20 @@ int ima_collect_stable_from(const struct uevm_file *f, int algo,
  * as it was if security.evm cannot be written (ima_label_write.c). */
 int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		     const uint8_t *val, size_t len);
-/* The same with ST, a fresh fstat of F's fd, for the HMAC's metadata. */
-int ima_write_labels_st(const struct uevm_ctx *ctx, const struct uevm_file *f,
-			const uint8_t *val, size_t len, const struct stat *st);
+/* The same for VAL hashed from content with the stamp BEFORE (a stat taken
+ * before hashing): once the xattrs are read, a fresh fstat must show the
+ * same size, mtime and ctime, else 1 (nothing written: hash again, with
+ * *NOW as the next BEFORE).  That fstat gives the HMAC's metadata. */
+int ima_write_labels_checked(const struct uevm_ctx *ctx,
+			     const struct uevm_file *f, const uint8_t *val,
+			     size_t len, const struct stat *before,
+			     struct stat *now);
+/* The hash algorithm of a digest or signature in value BUF (N > 0) of
+ * security.ima (IMA true) or security.evm, or -1 (an HMAC, or a value
+ * that does not parse); the thread's last error is left as it was. */
+int xattr_value_algo(bool ima, const uint8_t *buf, size_t n);
+/* Whether A and B, two stats of one file, show the same content stamp. */
+bool ima_same_content_stamp(const struct stat *a, const struct stat *b);
 /* uevm_hash_fd knowing the size SIZE the file had just before (or -1):
  * a short read that reaches it is the end, without a read of 0 bytes. */
 int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest);
@@ -135,7 +159,8 @@ struct xattr_names {
 	char *heap;
 	char small[1024];
 };
-void xattr_names_load(const struct uevm_file *f, struct xattr_names *l);
+void xattr_names_load(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		      struct xattr_names *l);
 void xattr_names_free(struct xattr_names *l);
 /* 1 listed, 0 not, -1 the listing failed: ask with getxattr. */
 int xattr_names_has(const struct xattr_names *l, const char *name);
@@ -163,12 +188,16 @@ int evm_calc_hmac_with(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const struct stat *st, const struct xattr_names *names,
 		       const char *req_name, const uint8_t *req_value,
 		       size_t req_len, uint8_t hmac[UEVM_HMAC_SIZE]);
-/* uevm_evm_verify with REQ_NAME's value given (evm_main.c). */
+/* uevm_evm_verify with REQ_NAME's value given (evm_main.c); ST: a stat of
+ * F for the HMAC's metadata, or NULL for a fresh fstat; *EVM_ALGO (if not
+ * NULL) gets xattr_value_algo of security.evm, -1 none, or stays. */
 enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
 				      const struct uevm_file *f,
+				      const struct stat *st,
 				      const char *req_name,
 				      const uint8_t *req_value, size_t req_len,
-				      char *detail, size_t detail_len);
+				      char *detail, size_t detail_len,
+				      int *evm_algo);
 int evm_misc_from_stat(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		       const struct stat *st, struct uevm_hmac_misc *misc);
 /* evm_verify_hmac for a signature value (types 0x03, 0x05). */

@@ -62,6 +62,8 @@ struct uevm_file {
 	int fd;			/* O_PATH, or O_RDONLY for regular/dir */
 	int dirfd;		/* parent directory (not owned), or -1 */
 	bool io;		/* fd allows read/ioctl/f*xattr */
+	bool fs_cached;		/* its filesystem's facts may come from the
+				 * per-st_dev cache (the walk decides) */
 	struct stat st;
 	const char *path;	/* for messages only; never used to open */
 };
@@ -83,6 +85,10 @@ struct uevm_verdict {
 	enum integrity_status ima_status; /* INTEGRITY_UNKNOWN when not regular */
 	const char *cause;	/* the kernel's cause string, NULL on PASS */
 	char detail[160];	/* why, in words ("" when nothing to add) */
+	/* The hash algorithm of the digest or signature that security.ima
+	 * and security.evm hold, as read for this verdict (an HMAC has
+	 * none): -1 none, -2 not read (ask the file). */
+	int ima_algo, evm_algo;
 };
 
 /* ---- xattr formats: the parsers without the public size check ------------ */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/statfs.h>
 #include "lib_private.h"
 
 UEVM_EXPORT void uevm_hmac_misc_init_size(struct uevm_hmac_misc *m,
@@ -128,13 +129,14 @@ UEVM_EXPORT int uevm_hmac_misc_from_file(const struct uevm_ctx *ctx,
 }
 
 /*
- * Filesystem UUIDs already asked for, by the st_dev of the fd that was
- * asked (uevm_ctx_cache_fsuuid).  Each entry holds a dup of that fd until
- * the cache is freed: the superblock stays alive (an umount fails EBUSY,
- * a lazy one leaves it), so its device number cannot be handed to another
- * filesystem mounted meanwhile and st_dev keeps naming this one.  An
- * attacker who can only rename and replace files cannot change which
- * filesystem an open fd is on.  Only short CLI runs turn this on.
+ * What was learnt of each filesystem (its UUID, its statfs f_type), by
+ * the st_dev of the fd that was asked (uevm_ctx_cache_fsuuid).  Each entry
+ * holds a dup of that fd until the cache is freed: the superblock stays
+ * alive (an umount fails EBUSY, a lazy one leaves it), so its device
+ * number cannot be handed to another filesystem mounted meanwhile and
+ * st_dev keeps naming this one.  An attacker who can only rename and
+ * replace files cannot change which filesystem an open fd is on.  Only
+ * short CLI runs turn this on.
  */
 struct evm_uuid_cache {
 	pthread_mutex_t lock;
@@ -142,7 +144,9 @@ struct evm_uuid_cache {
 	struct {
 		dev_t dev;
 		int pin;	/* keeps the filesystem, and so dev, alive */
+		bool has_uuid, has_magic;
 		uint8_t uuid[16];
+		unsigned long magic;	/* statfs f_type */
 	} e[64];
 };
 
@@ -170,21 +174,48 @@ void evm_uuid_cache_free(struct evm_uuid_cache *c)
 	free(c);
 }
 
+/* C's entry for F's filesystem, or -1; under c->lock. */
+static int cache_find(const struct evm_uuid_cache *c, const struct uevm_file *f)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].dev == f->st.st_dev)
+			return (int)i;
+	return -1;
+}
+
+/* The same, added if missing; under c->lock.  F's own fd is open and
+ * on f->st.st_dev (f->st is the fstat of it): the pin is on the very
+ * filesystem the facts come from.  No pin, no entry: -1. */
+static int cache_get(struct evm_uuid_cache *c, const struct uevm_file *f)
+{
+	int i = cache_find(c, f), pin;
+
+	if (i >= 0 || c->n >= sizeof(c->e) / sizeof(c->e[0]))
+		return i;
+	pin = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+	if (pin < 0)
+		return -1;
+	i = (int)c->n++;
+	memset(&c->e[i], 0, sizeof(c->e[i]));
+	c->e[i].dev = f->st.st_dev;
+	c->e[i].pin = pin;
+	return i;
+}
+
 static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 			 uint8_t uuid[16])
 {
 	struct evm_uuid_cache *c = ctx->uuid_cache;
-	int ret;
+	int ret, i;
 
-	if (!c)
+	if (!c || !f->fs_cached)
 		return uevm_file_fsuuid(f, uuid);
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->e[i].dev == f->st.st_dev) {
-			memcpy(uuid, c->e[i].uuid, 16);
-			pthread_mutex_unlock(&c->lock);
-			return 0;
-		}
+	i = cache_find(c, f);
+	if (i >= 0 && c->e[i].has_uuid) {
+		memcpy(uuid, c->e[i].uuid, 16);
+		pthread_mutex_unlock(&c->lock);
+		return 0;
 	}
 	pthread_mutex_unlock(&c->lock);
 	/* f->st is the fstat of F's own fd, the one the ioctl goes to (or,
@@ -194,19 +225,45 @@ static int fsuuid_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&c->lock);
-	if (c->n < sizeof(c->e) / sizeof(c->e[0])) {
-		/* F's own fd, open and on f->st.st_dev: the pin is on the very
-		 * filesystem the UUID came from.  No pin, no entry. */
-		int pin = fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
-
-		if (pin >= 0) {
-			c->e[c->n].dev = f->st.st_dev;
-			c->e[c->n].pin = pin;
-			memcpy(c->e[c->n].uuid, uuid, 16);
-			c->n++;
-		}
+	i = cache_get(c, f);
+	if (i >= 0) {
+		memcpy(c->e[i].uuid, uuid, 16);
+		c->e[i].has_uuid = true;
 	}
 	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+int fs_magic_cached(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		    unsigned long *magic)
+{
+	struct evm_uuid_cache *c = ctx && f->fs_cached ? ctx->uuid_cache : NULL;
+	struct statfs sf;
+	int i;
+
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		i = cache_find(c, f);
+		if (i >= 0 && c->e[i].has_magic) {
+			*magic = c->e[i].magic;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	/* F's own fd (O_PATH ones too): its filesystem, that of f->st. */
+	if (fstatfs(f->fd, &sf) < 0)
+		return -errno;
+	*magic = (unsigned long)sf.f_type;
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		i = cache_get(c, f);
+		if (i >= 0) {
+			c->e[i].magic = *magic;
+			c->e[i].has_magic = true;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
 	return 0;
 }
 
@@ -320,7 +377,7 @@ int evm_collect_xattrs(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	struct xattr_names names;
 	int ret;
 
-	xattr_names_load(f, &names);
+	xattr_names_load(ctx, f, &names);
 	ret = evm_collect_xattrs_listed(ctx, f, &names, req_name, req_value,
 					req_len, update, arg, ima_present);
 	xattr_names_free(&names);
@@ -373,7 +430,7 @@ UEVM_EXPORT int uevm_evm_calc_hmac(const struct uevm_ctx *ctx,
 
 	if (!ctx->key)
 		return uevm_err(ENOKEY, "no HMAC key loaded");
-	xattr_names_load(f, &names);
+	xattr_names_load(ctx, f, &names);
 	ret = evm_calc_hmac_with(ctx, f, NULL, &names, req_name, req_value,
 				 req_len, hmac);
 	xattr_names_free(&names);

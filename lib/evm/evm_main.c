@@ -42,9 +42,11 @@ static int find_protected_xattr(const struct uevm_ctx *ctx,
  */
 enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
 				      const struct uevm_file *f,
+				      const struct stat *st_in,
 				      const char *req_name,
 				      const uint8_t *req_value, size_t req_len,
-				      char *detail, size_t detail_len)
+				      char *detail, size_t detail_len,
+				      int *evm_algo)
 {
 	struct uevm_xattr_value v;
 	uint8_t hmac[UEVM_HMAC_SIZE];
@@ -57,6 +59,11 @@ enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
 	if (detail && detail_len)
 		detail[0] = '\0';
 	n = uevm_getxattr_alloc(f, XATTR_NAME_EVM, &buf, &size);
+	/* For the caller's weak-hash check, which then needs no read. */
+	if (evm_algo && (n == -ENODATA || n == 0))
+		*evm_algo = -1;
+	else if (evm_algo && n > 0)
+		*evm_algo = xattr_value_algo(false, buf, (size_t)n);
 	if (n == -ENODATA) {
 		const char *bad = NULL;
 		int found = find_protected_xattr(ctx, f, &bad);
@@ -96,8 +103,17 @@ enum integrity_status evm_verify_with(const struct uevm_ctx *ctx,
 			DETAIL("no HMAC key loaded");
 			break;
 		}
-		ret = uevm_evm_calc_hmac(ctx, f, req_name, req_value, req_len,
-					 hmac);
+		if (st_in) {
+			struct xattr_names names;
+
+			xattr_names_load(ctx, f, &names);
+			ret = evm_calc_hmac_with(ctx, f, st_in, &names, req_name,
+						 req_value, req_len, hmac);
+			xattr_names_free(&names);
+		} else {
+			ret = uevm_evm_calc_hmac(ctx, f, req_name, req_value,
+						 req_len, hmac);
+		}
 		if (ret == -ENODATA) {
 			st = INTEGRITY_NOXATTRS;
 			DETAIL("security.evm present but no protected xattr");
@@ -128,5 +144,6 @@ UEVM_EXPORT enum integrity_status uevm_evm_verify(const struct uevm_ctx *ctx,
 						  char *detail,
 						  size_t detail_len)
 {
-	return evm_verify_with(ctx, f, NULL, NULL, 0, detail, detail_len);
+	return evm_verify_with(ctx, f, NULL, NULL, NULL, 0, detail, detail_len,
+			       NULL);
 }

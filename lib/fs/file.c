@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
 #include "lib_private.h"
@@ -21,25 +22,40 @@ struct fsuuid2 {
 #define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fsuuid2)
 #endif
 
-/* Reopen an O_PATH fd for reading through /proc: the same inode, with no
- * second lookup of the name.  Falls back to openat when /proc is absent. */
-static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name)
+/*
+ * Reopen an O_PATH fd for reading through /proc: the magic link resolves
+ * to the fd's own dentry, hence the same inode, with no second lookup of
+ * the name.  Without /proc the name is looked up again (*BYNAME is set:
+ * the caller compares what it got), but only where that cannot open a
+ * device node swapped in meanwhile: a directory (O_DIRECTORY) or on a
+ * nodev mount.  Elsewhere it fails.
+ */
+static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name,
+			 bool *byname)
 {
 	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	struct statvfs sv;
 	char proc[40];
 	int fd;
 
+	*byname = false;
 	if (S_ISDIR(f->st.st_mode))
 		flags |= O_DIRECTORY;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
 	fd = open(proc, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
 		fd = open(proc, flags);
-	if (fd < 0 && errno == ENOENT && name) {
-		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NOATIME);
-		if (fd < 0 && errno == EPERM)
-			fd = openat(dirfd, name, flags | O_NOFOLLOW);
+	if (fd >= 0 || errno != ENOENT || !name)
+		return fd;
+	if (!S_ISDIR(f->st.st_mode) &&
+	    (fstatvfs(f->fd, &sv) < 0 || !(sv.f_flag & ST_NODEV))) {
+		errno = ENOENT;	/* reported as: /proc is needed */
+		return -1;
 	}
+	*byname = true;
+	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags | O_NOFOLLOW);
 	return fd;
 }
 
@@ -56,10 +72,43 @@ int uevm_file_openat(struct uevm_file *f, int dirfd, const char *name,
 	return file_open_fd(f, fd, dirfd, name, display_path ? display_path : name);
 }
 
+/*
+ * NAME, which its directory listed as a regular file, opened for reading
+ * at once (the walk decides when that is safe: walk.c, open_item).  What
+ * is there now may be another object: O_NOFOLLOW fails on a symlink,
+ * O_NONBLOCK keeps a FIFO from waiting for a writer, a socket fails
+ * ENXIO, O_NOCTTY keeps a terminal from becoming ours.  0 with F open, or
+ * 1 when it is not a regular file now or the open failed: F is left
+ * unset and the caller takes the O_PATH way, which handles (and words the
+ * errors for) every kind of object.
+ */
+int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,
+			     const char *display_path)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {
+		close(fd);
+		return 1;
+	}
+	f->fd = fd;
+	f->dirfd = dirfd;
+	f->io = true;
+	f->fs_cached = false;
+	f->path = display_path;
+	return 0;
+}
+
 int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 		 const char *display_path)
 {
 	struct stat st2;
+	bool byname;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -75,15 +124,17 @@ int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 	if (!S_ISREG(f->st.st_mode) && !S_ISDIR(f->st.st_mode))
 		return 0;	/* never opened for I/O */
 
-	fd = reopen_rdonly(f, dirfd, name);
+	fd = reopen_rdonly(f, dirfd, name, &byname);
 	if (fd < 0) {
 		int e = errno;
 
 		uevm_file_close(f);
+		if (e == ENOENT)
+			return uevm_err(e, "cannot open for reading: %m (is /proc mounted?)");
 		return uevm_err(e, "cannot open for reading: %m");
 	}
-	if (fstat(fd, &st2) < 0 || st2.st_ino != f->st.st_ino ||
-	    st2.st_dev != f->st.st_dev) {
+	if (byname && (fstat(fd, &st2) < 0 || st2.st_ino != f->st.st_ino ||
+		       st2.st_dev != f->st.st_dev)) {
 		close(fd);
 		uevm_file_close(f);
 		return uevm_err(ESTALE, "replaced while being opened");

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -43,6 +44,8 @@ struct dirref {
 	unsigned int users;	/* threads using fd right now */
 	bool known;		/* dev and ino recorded */
 	bool follow;		/* no parent: follow a symlink at the end of name */
+	bool nodev;		/* its mount is nodev; set before its entries
+				 * are queued, then read unlocked */
 	dev_t dev;
 	ino_t ino;
 	struct dirref *parent;	/* NULL: name is a path, opened by root_open */
@@ -59,6 +62,7 @@ struct item {
 	struct dirref *parent;
 	dev_t root_dev;
 	bool follow;		/* roots only: follow a symlink PATH */
+	unsigned char dtype;	/* the type readdir gave, DT_UNKNOWN for roots */
 	char *path;		/* roots only: as given, its last part is name */
 	const char *name;
 	char buf[];
@@ -411,7 +415,7 @@ static void dirref_release(struct walker *w, struct dirref *d)
 }
 
 static struct item *item_new(struct dirref *parent, const char *name,
-			     dev_t root_dev)
+			     unsigned char dtype, dev_t root_dev)
 {
 	size_t nl = strlen(name);
 	struct item *it = malloc(sizeof(*it) + nl + 1);
@@ -423,6 +427,7 @@ static struct item *item_new(struct dirref *parent, const char *name,
 	it->path = NULL;
 	it->parent = parent;	/* counted by the caller */
 	it->root_dev = root_dev;
+	it->dtype = dtype;
 	it->next = NULL;
 	return it;
 }
@@ -522,6 +527,20 @@ static void free_list(struct item *head)
 	}
 }
 
+/*
+ * Whether D's mount is nodev: there the kernel refuses to open any device
+ * node (may_open fails EACCES before the driver is reached), so an entry
+ * can be opened for reading at once, whoever can write the directory: see
+ * open_item.  Asked per directory, not per filesystem: bind mounts of one
+ * filesystem can differ in nodev.
+ */
+static bool dir_nodev(int fd)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
+}
+
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
 static void expand_dir(struct walker *w, struct uevm_file *f,
 		       const struct item *it, const char *path)
@@ -530,6 +549,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 	struct dirref *d;
 	struct dirent *de;
 	size_t n = 0;
+	bool nodev;
 	DIR *dir;
 	int dfd;
 
@@ -546,6 +566,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		report(w, NULL, path, -e);
 		return;
 	}
+	nodev = dir_nodev(f->fd);
 	pthread_mutex_lock(&w->fd_lock);
 	/* A PATH's directory is reopened by resolving the PATH again, as it
 	 * was (it may have been reached through a symlink PATH). */
@@ -563,6 +584,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		d->dev = f->st.st_dev;
 		d->ino = f->st.st_ino;
 		d->known = true;
+		d->nodev = nodev;
 		w->nopen++;
 		lru_append(w, d);
 		shrink_locked(w, w->budget);
@@ -590,7 +612,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		c = item_new(d, de->d_name, it->root_dev);
+		c = item_new(d, de->d_name, de->d_type, it->root_dev);
 		if (!c) {
 			uevm_err(ENOMEM, "out of memory");
 			report(w, NULL, path, -ENOMEM);
@@ -681,11 +703,29 @@ static int open_root_object(struct walker *w, const struct item *it,
 	return file_open_fd(f, fd, -1, NULL, path);
 }
 
+/*
+ * An entry is opened without following a symlink, and an object that is
+ * not a regular file or a directory is never opened for I/O: opening a
+ * device node can act (a tape rewinds, a watchdog starts).  Hence the
+ * O_PATH open, then the reopen through /proc of what it found.
+ *
+ * On a nodev mount an entry readdir listed as a regular file is opened
+ * for reading at once (two system calls less per file).  The listing is
+ * older than the open, and anyone who can write the directory (a
+ * container's root in its rootfs, another client of an NFS export) may
+ * have swapped the name for another object meanwhile; but there no device
+ * node can be opened, a FIFO opens at once (O_NONBLOCK) and a socket fails
+ * ENXIO.  Anything not a regular file then takes the O_PATH way, as does
+ * every entry elsewhere.
+ */
 static int open_item(struct walker *w, const struct item *it, int dirfd,
 		     struct uevm_file *f, const char *path)
 {
 	if (it->path)
 		return open_root_object(w, it, dirfd, f, path);
+	if (it->dtype == DT_REG && it->parent->nodev &&
+	    file_open_listed_regular(f, dirfd, it->name, path) == 0)
+		return 0;
 	return uevm_file_openat(f, dirfd, it->name, path);
 }
 
@@ -723,6 +763,14 @@ static void process(struct walker *w, struct item *it)
 		report(w, NULL, path, ret);
 		goto release;
 	}
+	/* Through overlayfs a non-directory reports the st_dev of the layer
+	 * it is on, which another directory of the run may be on too: only
+	 * objects on their parent directory's st_dev share its filesystem's
+	 * cached facts (UUID, f_type); a PATH's parent is the directory it
+	 * was found in. */
+	f.fs_cached = S_ISDIR(f.st.st_mode) ||
+		      (it->parent->known &&
+		       f.st.st_dev == it->parent->dev);
 	if (it->root_dev == (dev_t)-1)
 		it->root_dev = f.st.st_dev;
 	else if (w->opts->one_fs && f.st.st_dev != it->root_dev)

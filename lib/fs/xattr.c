@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdbool.h>
-#include <sys/statfs.h>
 #include <sys/xattr.h>
 #include <linux/magic.h>
 #include "lib_private.h"
@@ -39,13 +38,15 @@ static ssize_t list(const struct uevm_file *f, char *buf, size_t size)
  * stacked filesystems; anything unknown) the listing is not trusted for
  * absence and each protected name is asked for, as the kernel's EVM does.
  */
-static bool listing_complete(const struct uevm_file *f)
+static bool listing_complete(const struct uevm_ctx *ctx,
+			      const struct uevm_file *f)
 {
-	struct statfs sf;
+	unsigned long magic;
 
-	if (fstatfs(f->fd, &sf) < 0)
+	/* Once per filesystem in a CLI run (its cache entry is pinned). */
+	if (fs_magic_cached(ctx, f, &magic) < 0)
 		return false;
-	switch ((unsigned long)sf.f_type) {
+	switch (magic) {
 	case EXT4_SUPER_MAGIC:		/* also ext2 and ext3 */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -57,11 +58,12 @@ static bool listing_complete(const struct uevm_file *f)
 	}
 }
 
-void xattr_names_load(const struct uevm_file *f, struct xattr_names *l)
+void xattr_names_load(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		      struct xattr_names *l)
 {
 	l->heap = NULL;
 	l->names = l->small;
-	if (!listing_complete(f)) {
+	if (!listing_complete(ctx, f)) {
 		/* Not asked: its listing could not be trusted for absence. */
 		l->len = -EOPNOTSUPP;
 		return;

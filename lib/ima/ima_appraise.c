@@ -11,7 +11,7 @@
 #include "uevm_internal.h"
 
 /* A change stamp to tell whether the content moved while we hashed it. */
-static bool same_content_stamp(const struct stat *a, const struct stat *b)
+bool ima_same_content_stamp(const struct stat *a, const struct stat *b)
 {
 	return a->st_size == b->st_size &&
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
@@ -42,7 +42,7 @@ int ima_collect_stable_from(const struct uevm_file *f, int algo,
 		return ret;
 	if (fstat(f->fd, &after) < 0)
 		return uevm_err(errno, "stat failed: %m");
-	if (!same_content_stamp(before, &after))
+	if (!ima_same_content_stamp(before, &after))
 		return uevm_err(ESTALE, "file changed while it was being hashed "
 				"(size %lld -> %lld bytes)", (long long)before->st_size,
 				(long long)after.st_size);
@@ -139,7 +139,8 @@ int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
 			return ret;
 		}
 		if (dig->algo != iv.algo) {
-			ret = ima_collect_stable(f, iv.algo, dig->d);
+			ret = ima_collect_stable_from(f, iv.algo, dig->d,
+						      dig->before, NULL);
 			if (ret)
 				return ret;
 			dig->algo = iv.algo;
@@ -175,25 +176,47 @@ int ima_appraise_value(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	return ret;
 }
 
+int xattr_value_algo(bool ima, const uint8_t *buf, size_t n)
+{
+	const char *err = uevm_last_error();
+	char saved[sizeof(((struct uevm_verdict *)0)->detail) * 4];
+	struct uevm_xattr_value xv;
+	int r;
+
+	/* A parse failure words an error: keep the one the caller has. */
+	snprintf(saved, sizeof(saved), "%s", err);
+	r = ima ? ima_xattr_parse(buf, n, &xv) : evm_xattr_parse(buf, n, &xv);
+	if (r) {
+		uevm_err(0, "%s", saved);
+		return -1;
+	}
+	/* An HMAC (type 2) is keyed: SHA-1 collisions do not help. */
+	return xv.type != EVM_XATTR_HMAC ? xv.algo : -1;
+}
+
 static int appraise_regular(const struct uevm_ctx *ctx,
 			    const struct uevm_file *f, unsigned int flags,
 			    struct uevm_verdict *v)
 {
 	struct ima_digest dig = { .algo = -1 };
+	const struct stat *st = NULL;
 	uint8_t *buf = NULL;
 	size_t size = 0;
+	struct stat now;
 	ssize_t n;
 	int ret = 0;
 
 	n = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &buf, &size);
 	if (n == -ENODATA || n == 0) {
+		v->ima_algo = -1;
 		set(v, INTEGRITY_NOLABEL, flags & IMA_APPRAISE_DIGSIG_REQUIRED ?
 			       "IMA-signature-required" : "missing-hash");
 		v->ima_status = INTEGRITY_NOLABEL;
 		snprintf(v->detail, sizeof(v->detail), "%s",
 			 n ? "no security.ima" : "security.ima is empty");
 		/* EVM still tells whether the metadata was touched. */
-		v->evm_status = uevm_evm_verify(ctx, f, NULL, 0);
+		v->evm_status = evm_verify_with(ctx, f, NULL, NULL, NULL, 0,
+						NULL, 0, &v->evm_algo);
 		goto out;
 	}
 	if (n < 0) {
@@ -204,10 +227,28 @@ static int appraise_regular(const struct uevm_ctx *ctx,
 			 strerror((int)-n));
 		goto out;
 	}
+	v->ima_algo = xattr_value_algo(true, buf, (size_t)n);
 
+	/*
+	 * One stat of the file serves the HMAC's metadata and stands for the
+	 * one before hashing, which the stat after it is compared with.  In
+	 * a CLI walk (the context caches per filesystem) F was opened and
+	 * stat'ed just before: that stat is used.  A caller's F may be older
+	 * (a daemon's): a fresh one then.
+	 */
+	if (ctx->uuid_cache)
+		st = &f->st;
+	else if (fstat(f->fd, &now) == 0)
+		st = &now;
 	/* The HMAC over the very security.ima value checked below. */
-	v->evm_status = evm_verify_with(ctx, f, XATTR_NAME_IMA, buf, (size_t)n,
-					v->detail, sizeof(v->detail));
+	v->evm_status = evm_verify_with(ctx, f, st, XATTR_NAME_IMA, buf,
+					(size_t)n, v->detail,
+					sizeof(v->detail), &v->evm_algo);
+	/* Unless a valid EVM signature may just have been replaced by an
+	 * HMAC (--fix-evm-sig): that write moved ctime, so the stat before
+	 * hashing is taken after it. */
+	if (!(ctx->flags & UEVM_CTX_EVM_SIG_TO_HMAC))
+		dig.before = st;
 	ret = ima_appraise_value(ctx, f, buf, (size_t)n, flags, &dig, v);
 out:
 	free(buf);
@@ -244,9 +285,11 @@ UEVM_EXPORT int uevm_verify_file_flags(const struct uevm_ctx *ctx,
 
 	memset(v, 0, sizeof(*v));
 	v->ima_status = INTEGRITY_UNKNOWN;
+	v->ima_algo = v->evm_algo = -2;
 	if (S_ISREG(f->st.st_mode))
 		return appraise_regular(ctx, f, flags, v);
-	v->evm_status = uevm_evm_verify(ctx, f, v->detail, sizeof(v->detail));
+	v->evm_status = evm_verify_with(ctx, f, NULL, NULL, NULL, 0, v->detail,
+					sizeof(v->detail), &v->evm_algo);
 	set(v, v->evm_status, evm_cause(v->evm_status));
 	return 0;
 }
@@ -335,56 +378,56 @@ UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
 /* Attempts at labelling a file whose content keeps changing. */
 #define LABEL_TRIES 3
 
-/* Writing the xattrs moves ctime, not mtime or size: those tell whether
- * the content changed between the hash and the labels. */
-static bool content_moved(const struct uevm_file *f, const struct stat *hashed)
+/* The security.ima value of F's content as hashed now, from the SIZE its
+ * stat said before; whether it stayed put is checked by the caller. */
+static int label_hash(const struct uevm_ctx *ctx, const struct uevm_file *f,
+		      off_t size, uint8_t *out, size_t *out_len)
 {
-	struct stat now;
+	uint8_t digest[UEVM_MAX_DIGEST_SIZE];
+	int ret;
 
-	if (fstat(f->fd, &now) < 0)
-		return true;
-	return now.st_size != hashed->st_size ||
-	       now.st_mtim.tv_sec != hashed->st_mtim.tv_sec ||
-	       now.st_mtim.tv_nsec != hashed->st_mtim.tv_nsec;
+	if (!f->io)
+		return uevm_err(EINVAL, "not a regular file");
+	ret = hash_fd_sized(f->fd, ctx->cfg.hash_algo, size, digest);
+	if (ret)
+		return ret;
+	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
+	if (ret < 0)
+		return ret;
+	*out_len = (size_t)ret;
+	return 0;
 }
 
 static int label_file(const struct uevm_ctx *ctx, const struct uevm_file *f)
 {
 	uint8_t val[2 + UEVM_MAX_DIGEST_SIZE];
-	struct stat hashed;
+	struct stat st[2];
+	const struct stat *before;
 	size_t len = 0;
 	int ret;
 
 	if (!S_ISREG(f->st.st_mode))
 		return uevm_evm_update_evmxattr(ctx, f);
-	/* A file being written is hashed again, a few times at most: its
-	 * label must be the hash of content it really had. */
+	/* F's stat from its opening stands for the one before hashing: it
+	 * is older, so a change since then is seen as well, and only costs
+	 * another try.  A file being written is hashed again, a few times
+	 * at most: its label must be the hash of content it really had. */
+	before = &f->st;
 	for (int tries = 1; ; tries++) {
-		/* The first time, F's stat from its opening stands for the
-		 * one before hashing: it is older, so a change since then
-		 * is seen as well, and only costs another try, with a fresh
-		 * stat. */
-		ret = ima_calc_xattr_stat(ctx, f, val, &len,
-					  tries == 1 ? &f->st : NULL, &hashed);
-		if (ret == -ESTALE && tries < LABEL_TRIES)
-			continue;
-		if (ret == -ESTALE)
-			return uevm_err(ESTALE, "file kept changing while it was being "
-					"hashed (%d tries)", tries);
+		struct stat *now = &st[tries & 1];
+
+		ret = label_hash(ctx, f, before->st_size, val, &len);
 		if (ret)
 			return ret;
-		/* Crash and failure safety: see ima_label_write.c. */
-		/* The stat after hashing is F's metadata for the HMAC: as
-		 * fresh as another fstat would be before the writes. */
-		ret = ima_write_labels_st(ctx, f, val, len, &hashed);
-		if (ret)
+		/* Crash and failure safety, and the one stat after the hash:
+		 * see ima_label_write.c. */
+		ret = ima_write_labels_checked(ctx, f, val, len, before, now);
+		if (ret <= 0)
 			return ret;
-		if (!content_moved(f, &hashed))
-			return 0;
 		if (tries >= LABEL_TRIES)
 			return uevm_err(ESTALE, "file kept changing while it was being "
-					"labelled (%d tries); its security.ima does "
-					"not match its content", tries);
+					"hashed (%d tries)", tries);
+		before = now;
 	}
 }
 

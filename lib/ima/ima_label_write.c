@@ -24,14 +24,25 @@
 #include "lib_private.h"
 
 /*
- * ST: a fresh fstat of F's fd (the one its content was hashed at), for
- * the HMAC's metadata, or NULL to take one.  One listxattr says which
- * xattrs there are: the old security.ima and the protected values are
- * read only if listed.
+ * BEFORE: the stat F's content had before it was hashed into VAL, or NULL
+ * (then the HMAC's metadata is a fresh fstat, and nothing is compared).
+ * One listxattr says which xattrs there are: the old security.ima and the
+ * protected values are read only if listed.
+ *
+ * With BEFORE, the one fstat taken after the hash is taken here, after
+ * the xattrs were read and just before the writes: it sees a change of
+ * the content while it was hashed and until now (size, mtime, ctime:
+ * ctime also moves on a chmod, a chown or another xattr write), and its
+ * metadata is what the HMAC covers.  Nothing is checked after the writes:
+ * they move ctime themselves, and a change in the two calls' window leaves
+ * a security.ima that does not match, which verify reports.
  */
-int ima_write_labels_st(const struct uevm_ctx *ctx, const struct uevm_file *f,
-			const uint8_t *val, size_t len, const struct stat *st)
+int ima_write_labels_checked(const struct uevm_ctx *ctx,
+			     const struct uevm_file *f, const uint8_t *val,
+			     size_t len, const struct stat *before,
+			     struct stat *now)
 {
+	const struct stat *st = NULL;
 	uint8_t evm[UEVM_EVM_HMAC_XATTR_SIZE];
 	struct xattr_names names;
 	uint8_t *old = NULL;
@@ -40,13 +51,24 @@ int ima_write_labels_st(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	bool changed;
 	int ret, undo;
 
-	xattr_names_load(f, &names);
+	xattr_names_load(ctx, f, &names);
 	if (xattr_names_has(&names, XATTR_NAME_IMA))
 		oldlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &old, &oldsize);
 	if (oldlen < 0 && oldlen != -ENODATA) {
 		ret = uevm_err((int)-oldlen, "cannot read security.ima: %s",
 			       strerror((int)-oldlen));
 		goto out;
+	}
+	if (before) {
+		if (fstat(f->fd, now) < 0) {
+			ret = uevm_err(errno, "stat failed: %m");
+			goto out;
+		}
+		if (!ima_same_content_stamp(before, now)) {
+			ret = 1;
+			goto out;
+		}
+		st = now;
 	}
 	ret = evm_calc_hmac_with(ctx, f, st, &names, XATTR_NAME_IMA, val, len,
 				 evm + 1);
@@ -91,5 +113,5 @@ out:
 int ima_write_labels(const struct uevm_ctx *ctx, const struct uevm_file *f,
 		     const uint8_t *val, size_t len)
 {
-	return ima_write_labels_st(ctx, f, val, len, NULL);
+	return ima_write_labels_checked(ctx, f, val, len, NULL, NULL);
 }

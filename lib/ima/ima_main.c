@@ -152,8 +152,9 @@ static enum integrity_status appraise(struct integrity_sys *s,
 				/* As evm_verifyxattr(dentry, XATTR_NAME_IMA,
 				 * value): over the value being appraised. */
 				v.evm_status = evm_verify_with(s->ctx, ev->file,
-							       XATTR_NAME_IMA, xval,
-							       (size_t)xlen, NULL, 0);
+							       NULL, XATTR_NAME_IMA,
+							       xval, (size_t)xlen,
+							       NULL, 0, NULL);
 				integrity_iint_set_evm_status(iint, v.evm_status);
 			}
 		}

@@ -170,7 +170,8 @@ int ima_appraise_digsig(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	/* The content is hashed with the signature's algorithm (the kernel's
 	 * ima_get_hash_algo). */
 	if (dig->algo != algo) {
-		ret = ima_collect_stable(f, algo, dig->d);
+		ret = ima_collect_stable_from(f, algo, dig->d, dig->before,
+					      NULL);
 		if (ret)
 			return ret;
 		dig->algo = algo;

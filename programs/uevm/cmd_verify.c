@@ -242,7 +242,12 @@ static void check_digests(struct verify_state *s, const struct uevm_file *f,
 
 		if (i == 0 && !S_ISREG(f->st.st_mode))
 			continue;
-		algo = xattr_algo(f, names[i]);
+		/* The verdict's, from the values it read; else a read. */
+		algo = i == 0 ? v->ima_algo : v->evm_algo;
+		if (algo == -2)
+			algo = xattr_algo(f, names[i]);
+		else
+			uevm_clear_last_error();
 		name = algo >= 0 ? uevm_hash_algo_name(algo) : NULL;
 		if (!name)
 			continue;	/* none, or one the check itself refuses */
