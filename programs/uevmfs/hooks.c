@@ -105,6 +105,10 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 		/* Symlinks, devices, FIFOs, sockets: never opened for I/O. */
 		f->fd = in->fd;
 	}
+	/* The object's identity, type, link count and metadata for the
+	 * hooks; on an open for reading, also its page-cache stamp (the
+	 * library takes the change stamp it caches verdicts by itself,
+	 * integrity_inode_get). */
 	if (fstat(f->fd, &f->st) < 0) {
 		int e = errno;
 
