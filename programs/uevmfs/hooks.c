@@ -54,10 +54,9 @@ static void display_name(const struct ufs_inode *in, nlink_t nlink, char *out,
 			 char *src, size_t len)
 {
 	char proc[40];
-	ssize_t n;
+	int dfd = ufs_proc_at(in, proc, sizeof(proc));
+	ssize_t n = readlinkat(dfd, proc, src, len - 1);
 
-	ufs_proc_path(in, proc, sizeof(proc));
-	n = readlink(proc, src, len - 1);
 	if (n <= 0) {
 		snprintf(out, len, "%s/?", ufs.mountpoint);
 		snprintf(src, len, "%s/?", ufs.source);
@@ -105,6 +104,10 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 		/* Symlinks, devices, FIFOs, sockets: never opened for I/O. */
 		f->fd = in->fd;
 	}
+	/* The object's identity, type, link count and metadata for the
+	 * hooks; on an open for reading, also its page-cache stamp (the
+	 * library takes the change stamp it caches verdicts by itself,
+	 * integrity_inode_get). */
 	if (fstat(f->fd, &f->st) < 0) {
 		int e = errno;
 

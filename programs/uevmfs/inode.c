@@ -309,12 +309,24 @@ void ufs_proc_path(const struct ufs_inode *in, char *buf, size_t len)
 	snprintf(buf, len, "/proc/self/fd/%d", in->fd);
 }
 
+/* IN's fd as a name for the *at() calls: relative to ufs.proc_fds (a
+ * path walk the less), or /proc/self/fd/N before that is open.  Returns
+ * the directory fd to go with BUF. */
+int ufs_proc_at(const struct ufs_inode *in, char *buf, size_t len)
+{
+	if (!ufs.have_proc_fds) {
+		ufs_proc_path(in, buf, len);
+		return AT_FDCWD;
+	}
+	snprintf(buf, len, "%d", in->fd);
+	return ufs.proc_fds;
+}
+
 int ufs_reopen(const struct ufs_inode *in, int flags)
 {
 	char proc[40];
-	int fd;
+	int dfd = ufs_proc_at(in, proc, sizeof(proc));
+	int fd = openat(dfd, proc, flags | O_CLOEXEC);
 
-	ufs_proc_path(in, proc, sizeof(proc));
-	fd = open(proc, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }

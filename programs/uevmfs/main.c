@@ -918,6 +918,10 @@ int main(int argc, char **argv)
 		o.foreground = 1;
 	if (!o.foreground)
 		daemon_start();
+	/* After the fork: /proc/self is this process from now on.  Without
+	 * it, the inodes' fds are named by their full /proc path. */
+	ufs.proc_fds = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ufs.have_proc_fds = ufs.proc_fds >= 0;
 
 	/* Creation as the caller's fsuid keeps the capabilities. */
 	prctl(PR_SET_SECUREBITS, prctl(PR_GET_SECUREBITS) | SECBIT_NO_SETUID_FIXUP);
@@ -1019,6 +1023,10 @@ out:
 	}
 	ufs_share_stop();
 	ufs_table_free(&ufs);
+	if (ufs.have_proc_fds) {
+		ufs.have_proc_fds = false;
+		close(ufs.proc_fds);
+	}
 	integrity_sys_free(ufs.sys);
 	uevm_securityfs_free(ufs.sfs);
 	ima_policy_free(policy);

@@ -150,16 +150,20 @@ int ufs_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size,
 }
 
 /* Whether the kernel's page cache of IN may be kept: the content has the
- * same stamp as when it was last opened through us. */
-static bool cache_keep(struct ufs_inode *in, int fd)
+ * same stamp as when it was last opened through us.  ST: a stat of FD
+ * taken during this open, or NULL to take one. */
+static bool cache_keep(struct ufs_inode *in, int fd, const struct stat *st)
 {
 	struct integrity_stamp now;
-	struct stat st;
+	struct stat own;
 	bool keep;
 
-	if (fstat(fd, &st) < 0)
-		return false;
-	integrity_stamp_of(&st, &now);
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return false;
+		st = &own;
+	}
+	integrity_stamp_of(st, &now);
 	pthread_mutex_lock(&in->lock);
 	keep = in->cache_valid && in->cache_stamp.ctime_ns == now.ctime_ns &&
 	       in->cache_stamp.mtime_ns == now.mtime_ns &&
@@ -214,15 +218,18 @@ void ufs_file_destroy(struct ufs_file *fh)
 	free(fh);
 }
 
-/* Open the existing IN as the request asks, through the hooks. */
+/* Open the existing IN as the request asks, through the hooks.  *STAMPED
+ * says whether *ST is a stat of the new open's own fd. */
 static int open_existing(fuse_req_t req, struct ufs_inode *in,
-			 struct fuse_file_info *fi, struct ufs_file **out)
+			 struct fuse_file_info *fi, struct ufs_file **out,
+			 struct stat *st, bool *stamped)
 {
 	int flags = fi->flags, mask = ufs_open_mask(flags), fd = -1, err;
 	bool writer = writer_mask(mask);
 	struct integrity_cred cred;
 	struct ufs_hook h;
 
+	*stamped = false;
 	ufs_req_cred(req, &cred);
 	if (!writer) {
 		/* A reader's own fd serves the hooks as well. */
@@ -256,6 +263,14 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 			integrity_file_free(ufs.sys, &h.ev);	/* not a writer after all */
 		}
 	}
+	/* A reader's fd is the hooks' one: their stat (taken as the open
+	 * began, so never newer than the content the open sees) also
+	 * stamps the page cache.  A writer's fd is opened after the check
+	 * (O_TRUNC): reply_opened stats it. */
+	if (!writer) {
+		*st = h.file.st;
+		*stamped = true;
+	}
 	ufs_hook_end(&h);
 	if (!err)
 		err = ufs_file_new(in, fd, mask, flags & O_TRUNC, &cred, out);
@@ -264,13 +279,15 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	return err;
 }
 
+/* ST: a stat of FH's fd from this open, or NULL. */
 static void reply_opened(fuse_req_t req, struct ufs_file *fh,
-			 struct fuse_file_info *fi, const struct fuse_entry_param *e)
+			 struct fuse_file_info *fi, const struct fuse_entry_param *e,
+			 const struct stat *st)
 {
 	int r;
 
 	fi->fh = (uint64_t)(uintptr_t)fh;
-	fi->keep_cache = cache_keep(fh->inode, fh->fd);
+	fi->keep_cache = cache_keep(fh->inode, fh->fd, st);
 	/* Only writers need the close-time FLUSH. */
 	fi->noflush = !writer_mask(fh->mask);
 	fi->direct_io = 0;
@@ -289,6 +306,8 @@ static void reply_opened(fuse_req_t req, struct ufs_file *fh,
 void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct ufs_file *fh;
+	struct stat st;
+	bool stamped;
 	int err;
 
 	if (ufs.fastopen) {
@@ -296,12 +315,12 @@ void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	err = open_existing(req, ufs_inode(ino), fi, &fh);
+	err = open_existing(req, ufs_inode(ino), fi, &fh, &st, &stamped);
 
 	if (err)
 		fuse_reply_err(req, -err);
 	else
-		reply_opened(req, fh, fi, NULL);
+		reply_opened(req, fh, fi, NULL, stamped ? &st : NULL);
 }
 
 /* A file created by an open that cannot write (O_RDONLY|O_CREAT) is
@@ -345,11 +364,14 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		err = ufs_do_lookup(dir, name, &e);
 		if (!err) {
 			in = ufs_inode(e.ino);
-			err = open_existing(req, in, fi, &fh);
+			struct stat st;
+			bool stamped;
+
+			err = open_existing(req, in, fi, &fh, &st, &stamped);
 			if (err)
 				ufs_forget_one(in, 1);
 			else
-				reply_opened(req, fh, fi, &e);
+				reply_opened(req, fh, fi, &e, stamped ? &st : NULL);
 		}
 		if (err)
 			fuse_reply_err(req, -err);
@@ -387,8 +409,11 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		fuse_reply_err(req, -err);
 		return;
 	}
-	fstat(fd, &e.attr);
-	reply_opened(req, fh, fi, &e);
+	/* One stat of the new file serves the reply and the cache stamp. */
+	if (fstat(fd, &e.attr) < 0)
+		reply_opened(req, fh, fi, &e, NULL);
+	else
+		reply_opened(req, fh, fi, &e, &e.attr);
 }
 
 void ufs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

@@ -88,6 +88,10 @@ struct ufs {
 	size_t nbuckets, count;
 	/* a readable directory fd per SOURCE filesystem: the hooks ask it for
 	 * the fs UUID and generation support of objects not opened for I/O */
+	/* This process's /proc/self/fd, opened after the fork to the
+	 * background: names an inode's fd without walking the path. */
+	int proc_fds;
+	bool have_proc_fds;
 	pthread_mutex_t devfd_lock;
 	struct { dev_t dev; int fd; } devfds[64];
 	int ndevfds;
@@ -144,6 +148,7 @@ int ufs_devfd(dev_t dev);
 int ufs_reopen(const struct ufs_inode *in, int flags);
 /* "/proc/self/fd/N" of IN's O_PATH fd. */
 void ufs_proc_path(const struct ufs_inode *in, char *buf, size_t len);
+int ufs_proc_at(const struct ufs_inode *in, char *buf, size_t len);
 
 /* hooks.c */
 void ufs_req_cred(fuse_req_t req, struct integrity_cred *cred);
