@@ -12,7 +12,9 @@ allowed.  A second, notification-only group with FAN_REPORT_FID (which
 opens nothing itself) counts CMD's opens of REPLACEMENT's inode (O_PATH
 opens make no event).  At the end we open it once ourselves, O_NONBLOCK,
 and must see that event: the counter works (through CONTROL, the same
-inode by another path, when DIR's mount is nodev and refuses a device).  SUMMARY gets one line:
+inode by another path, when DIR's mount is nodev and refuses a device).
+With SWAP_FIRST="SRC DST" in the environment, SRC is renamed over DST
+just before (a symlink PATH pointed elsewhere, say).  SUMMARY gets one line:
 "swapped=0|1 opens=N control=0|1 hung=0|1 rc=RC".
 """
 import ctypes
@@ -89,6 +91,9 @@ def main():
                     if pid == child.pid and mask & FAN_ACCESS_PERM:
                         reads += 1
                         if reads == 2 and not swapped:
+                            first = os.environ.get("SWAP_FIRST")
+                            if first:
+                                os.rename(*first.split(" ", 1))
                             os.rename(repl, os.path.join(d, name))
                             swapped = True
                     if mask & FAN_ACCESS_PERM:

@@ -306,6 +306,8 @@ static int dir_openat(const struct walker *w, const struct dirref *d,
 	return fd >= 0 ? fd : -errno;
 }
 
+static bool dir_nodev(int fd);
+
 /* Open D from its (open) parent.  A directory seen before must still be
  * the same one. */
 static int dir_open_locked(struct walker *w, struct dirref *d)
@@ -331,7 +333,12 @@ static int dir_open_locked(struct walker *w, struct dirref *d)
 		close(fd);
 		return uevm_err(e, "cannot stat its directory: %s", strerror(e));
 	}
-	if (d->known && (st.st_dev != d->dev || st.st_ino != d->ino)) {
+	/* The same directory, and still on a nodev mount if its entries
+	 * were queued as such (a PATH reached again through a symlink may
+	 * now lead to a bind mount of it that allows devices): open_item
+	 * opens them directly only there. */
+	if (d->known && (st.st_dev != d->dev || st.st_ino != d->ino ||
+			 (d->nodev && !dir_nodev(fd)))) {
 		close(fd);
 		return uevm_err(ESTALE, "its directory was replaced during the walk");
 	}

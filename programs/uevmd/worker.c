@@ -169,6 +169,13 @@ void worker_handle(struct perm_slot *sl)
 		return;
 	}
 	f.st = sl->st;
+	/* An empty file is judged by its size (a new file's exemption, the
+	 * notifier sync, O_TMPFILE): a write since the reader's stamp must
+	 * count there, so take a fresh one. */
+	if (f.st.st_size == 0 && fstat(f.fd, &f.st) < 0) {
+		perm_answer(sl, true, false);
+		return;
+	}
 	if (!S_ISREG(f.st.st_mode)) {
 		perm_answer(sl, true, false);
 		return;

@@ -858,6 +858,20 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 	return -1;
 }
 
+/* Make sure fds 0, 1 and 2 are open (on /dev/null if they were not). */
+static int std_fds_open(void)
+{
+	int fd;
+
+	do {
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	} while (fd <= 2 && fcntl(fd, F_SETFD, 0) == 0);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char **owned, **nargv = join_tcti_args(argc, argv, &owned);
@@ -872,6 +886,13 @@ int main(int argc, char **argv)
 	/* The HMAC key lives in this process. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	umask(0);	/* modes arrive already masked by the caller's umask */
+	/* Started with 0, 1 or 2 closed, a directory fd opened below would
+	 * take one of them, and going to the background puts /dev/null
+	 * there. */
+	if (std_fds_open() < 0) {
+		fprintf(stderr, "uevmfs: cannot open /dev/null: %s\n", strerror(errno));
+		return 1;
+	}
 
 	ret = parse_args(&args, &o);
 	free_joined(nargv, owned);	/* libfuse keeps copies */

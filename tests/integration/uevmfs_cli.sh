@@ -39,6 +39,14 @@ wait_quiet "$WAIT_S" sec_gone
 check "the background uevmfs unmounts its control tree when it ends" \
 	bash -c "! grep -q ' $T/sec ' /proc/mounts"
 
+# Started with standard input closed: a descriptor uevmfs opens for itself
+# must not take fd 0, which going to the background points at /dev/null.
+out=$("$UEVM" mount "$S" "$M" --hmac-key "raw:$KEY" -o "ml=none,securityfs=none,nosyslog" \
+	2>&1 0<&-)
+expect_eq "stdin closed: uevm mount returns 0 once mounted" "0 " "$? $out"
+expect_eq "stdin closed: a labelled file reads through it" hello "$(cat "$M/a" 2>&1)"
+fusermount3 -u "$M"
+
 # ---- the measurement list survives a remount -------------------------------------------
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=$T/ml,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "remount: the list is replayed, not restarted" "$n1" \

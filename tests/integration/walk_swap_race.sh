@@ -128,3 +128,40 @@ expect_match "noproc: the file off nodev is refused, naming /proc" \
 expect_eq "noproc: and not labelled" "" "$(xattr_hex security.ima "$T/noproc/plain/f")"
 check "noproc: the file on the nodev mount is labelled" \
 	test -n "$(xattr_hex security.ima "$T/noproc/nd/g")"
+
+# ---- a PATH reached again through a repointed symlink ----------------------
+# The walk parks directories when too many are open and reopens a PATH's
+# directory by resolving the PATH again.  The PATH is a symlink to a nodev
+# bind mount of R; at R's second getdents it is pointed at the same R on a
+# mount that allows devices, and victim is swapped for a device node.  The
+# reopened R is the same directory but no longer nodev: it counts as
+# replaced, and the device is never opened (a 1300-deep chain below R makes
+# the walk park R before it reaches victim).
+M=$T/sym
+mkdir -p "$M/dev" "$M/nodev" "$M/eve"
+mount -t tmpfs -o size=64m tmpfs "$M/dev" || fail "symlink: tmpfs"
+on_exit "umount '$M/dev'"
+mount --bind "$M/dev" "$M/nodev" || fail "symlink: bind mount"
+on_exit "umount '$M/nodev'"
+mount -o remount,bind,nodev "$M/nodev"
+R=$M/dev/R
+mkdir -p "$R"
+echo victim >"$R/victim"	# first: tmpfs lists it after zz, so it comes last
+mkdir "$R/zz"
+(cd "$R/zz" && for i in $(seq 1300); do echo x >f; mkdir a; cd a; done)
+mknod "$M/dev/spare" c 1 3
+ln -s "$M/nodev/R" "$M/eve/link"
+ln -s "$M/dev/R" "$M/eve/link.new"
+SWAP_FIRST="$M/eve/link.new $M/eve/link" \
+	python3 "$TESTS_DIR/swap_race.py" "$M/sum" "$R" victim "$M/dev/spare" -- \
+	"$UEVM" label -r -j1 --hmac-key "raw:$KEY" "$M/eve/link" >"$M/out" 2>&1
+sum=$(cat "$M/sum" 2>/dev/null)
+expect_match "symlink: the swap happened between readdir and open" "swapped=1" "$sum"
+expect_eq "symlink: the PATH now leads to the mount that allows devices" \
+	"$M/dev/R" "$(readlink "$M/eve/link")"
+expect_match "symlink: label did not hang" "hung=0" "$sum"
+expect_match "symlink: the open counter works (our own open seen)" "control=1" "$sum"
+expect_match "symlink: the device swapped in was never opened" "opens=0" "$sum"
+expect_match "symlink: label exits 2" "rc=2" "$sum"
+expect_match "symlink: victim is refused: its directory counts as replaced" \
+	"link/victim: .*replaced during the walk" "$(cat "$M/out")"
