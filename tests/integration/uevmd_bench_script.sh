@@ -19,6 +19,8 @@ expect_match "first appraisal of a 4 KiB file against 60 us" \
 	"^open\+read\+close, first appraisal \(4 KiB\) +[0-9.]+ us +[0-9.]+ us +[0-9.]+x <= 60 us: (yes|NO)$" "$out"
 expect_match "exec once cached against 1.05x" \
 	"^fork\+exec\+wait of a small binary, cached +[0-9.]+ us +[0-9.]+ us +[0-9.]+x <= 1\.05x: (yes|NO)$" "$out"
+expect_match "native runs use a twin mount uevmd does not watch" \
+	"^native: the same files on a twin ext4 mount that uevmd does not watch" "$out"
 expect_match "cached storms do not reach uevmd (ignore marks)" \
 	"during the cached storms \(600 opens, 150 execs\): 0$" "$out"
 expect_match "every file and the binary were measured once" "measurement list: 202 entries" "$out"
