@@ -119,6 +119,9 @@ void integrity_iint_add_writer(struct integrity_iint_cache *iint, int delta);
 void integrity_iint_reset(struct integrity_iint_cache *iint);
 void integrity_iint_set_stamp(struct integrity_iint_cache *iint,
 			      const struct integrity_stamp *st);
+/* Are the entry's results those of stamp ST? */
+bool integrity_iint_stamp_is(const struct integrity_iint_cache *iint,
+			     const struct integrity_stamp *st);
 void integrity_stamp_of(const struct stat *st, struct integrity_stamp *out);
 
 /* ---- audit ----------------------------------------------------------------- */
@@ -337,6 +340,9 @@ void ima_inode_post_setattr(struct integrity_sys *s, const struct integrity_even
  * audited) and no writer is open.  The entry then expects writes it will
  * not see opening: the last writer's close (integrity_file_free) rehashes
  * it, as a write open of this good content would have been allowed.
+ * The answer holds for the content of stamp EV->file->st (no fresh stat):
+ * the caller must stat the file again once its mark stands and drop the
+ * mark if the stamp moved.
  */
 bool integrity_file_cacheable(struct integrity_sys *s,
 			      const struct integrity_event *ev,
