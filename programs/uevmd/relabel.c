@@ -322,6 +322,9 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 	j->kind = kind;
 	j->mount_fd = mfd;
 	j->cred = *cred;
+	/* A job outlives the opener's wait: ids read lazily must be read now. */
+	integrity_cred_read_ids(&j->cred);
+	j->cred.released = NULL;
 	pthread_mutex_lock(&jlock);
 	pp = slot_of(f->st.st_dev, f->st.st_ino);
 	e = *pp;
