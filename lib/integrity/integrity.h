@@ -31,8 +31,11 @@ struct integrity_cred {
 	char comm[16];
 	/* integrity_cred_from_pid_lazy: auid and ses not read yet; an audit
 	 * record reads them from /proc/PID while *released is 0, else they
-	 * are unknown (PID may have left the call, or the system). */
+	 * are unknown (PID may have left the call, or the system).  The
+	 * same for the user namespace check of the capabilities. */
 	bool ids_unread;
+	bool ns_unchecked;	/* cap_effective not yet checked against the
+				 * user namespace (integrity_capable does) */
 	const atomic_int *released;
 };
 
@@ -43,8 +46,9 @@ int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred);
  * (no one but the task itself can change them, and it is blocked). */
 int integrity_cred_from_pid_lazy(pid_t pid, const atomic_int *released,
 				 struct integrity_cred *cred);
-/* Read auid and ses now if they are still unread (see above). */
-void integrity_cred_read_ids(struct integrity_cred *cred);
+/* Read now what was left unread (see above); the result no longer
+ * depends on PID. */
+void integrity_cred_complete(struct integrity_cred *cred);
 /* Credentials of the calling process. */
 void integrity_cred_self(struct integrity_cred *cred);
 bool integrity_capable(const struct integrity_cred *cred, int cap);

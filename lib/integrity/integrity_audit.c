@@ -123,7 +123,7 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 	} else if (cred->ids_unread) {
 		/* Read now, for this record only (the caller's cred is const). */
 		self = *cred;
-		integrity_cred_read_ids(&self);
+		integrity_cred_complete(&self);
 		cred = r.cred = &self;
 	}
 	off = (size_t)snprintf(text, sizeof(text),
