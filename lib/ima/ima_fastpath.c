@@ -169,6 +169,7 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	const struct ima_policy *p = integrity_sys_policy(s);
 	const struct uevm_file *f = ev->file;
 	struct integrity_iint_cache *iint;
+	struct integrity_stamp stamp;
 	struct file_facts ff;
 	bool ok = true;
 
@@ -178,12 +179,16 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	    (funcs & ~((1U << FILE_CHECK) | (1U << BPRM_CHECK))))
 		return false;
 	file_facts_of(p, f, &ff);
-	/* Stamp-checked: a file changed since it was appraised is not done. */
-	iint = integrity_inode_get(s, f);
+	/* Stamp-checked against f->st, not a fresh stat: the caller compares
+	 * f->st with a stat taken after its mark stands (a change until then
+	 * takes the mark away), so a fresh stat here would add nothing.  A
+	 * file changed since it was appraised is not done. */
+	integrity_stamp_of(&f->st, &stamp);
+	iint = integrity_inode_find(s, f);
 	if (!iint)
 		return false;
 	integrity_iint_lock(iint);
-	if (integrity_iint_writers(iint) > 0)
+	if (!integrity_iint_stamp_is(iint, &stamp) || integrity_iint_writers(iint) > 0)
 		ok = false;
 	for (int func = FILE_CHECK; ok && func <= BPRM_CHECK; func++) {
 		const int *masks = func == BPRM_CHECK ? exec_masks : file_masks;

@@ -127,6 +127,7 @@ static enum integrity_status appraise(struct integrity_sys *s,
 				      const uint8_t *xval, ssize_t xlen,
 				      unsigned int rule_flags,
 				      struct ima_digest *dig,
+				      const struct stat *hashed,
 				      const char **cause)
 {
 	struct uevm_verdict v = { 0 };
@@ -150,9 +151,13 @@ static enum integrity_status appraise(struct integrity_sys *s,
 			v.evm_status = integrity_iint_evm_status(iint);
 			if (!is_pass(v.evm_status)) {
 				/* As evm_verifyxattr(dentry, XATTR_NAME_IMA,
-				 * value): over the value being appraised. */
+				 * value): over the value being appraised.  The
+				 * metadata: the stat that closed the hashing
+				 * (HASHED), when this check hashed; its ctime
+				 * is the entry's stamp, so a chmod or chown
+				 * since is a new stamp, appraised again. */
 				v.evm_status = evm_verify_with(s->ctx, ev->file,
-							       NULL, XATTR_NAME_IMA,
+							       hashed, XATTR_NAME_IMA,
 							       xval, (size_t)xlen,
 							       NULL, 0, NULL);
 				integrity_iint_set_evm_status(iint, v.evm_status);
@@ -244,7 +249,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	ssize_t xlen;
 	char fsname[32];
 	int pcr, ret = 0;
-	bool measure, do_appraise, do_audit;
+	bool measure, do_appraise, do_audit, fresh, have_hashed = false;
+	struct stat now, hashed;
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
 		return 0;
@@ -258,10 +264,15 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	/* The PCR the list resolves -1 to: the measured-PCR bit must name it. */
 	pcr = res.pcr >= 0 ? res.pcr : ima_store_default_pcr(s);
 
-	iint = integrity_inode_get(s, f);
+	/* The fresh stat behind the entry's stamp is also the "before" of
+	 * the hashing: a change from it on is ESTALE, and the results are
+	 * kept under that very stamp (one fstat fewer than a second one). */
+	iint = integrity_inode_get_stat(s, f, &now, &fresh);
 	if (!iint)
 		return integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE &&
 		       (res.action & IMA_APPRAISE) ? -EACCES : 0;
+	if (fresh)
+		dig.before = &now;
 	integrity_iint_lock(iint);
 	/* ima_rdwr_violation_check: a file measured for a reader while it is
 	 * open for writing may change under the measurement (open_writers);
@@ -289,7 +300,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	if (integrity_iint_digest(iint, dig.d, &dig.algo) < 0 ||
 	    dig.algo != collect_algo(s->ctx, xval, xlen)) {
 		dig.algo = collect_algo(s->ctx, xval, xlen);
-		ret = ima_collect_stable(f, dig.algo, dig.d);
+		ret = ima_collect_stable_from(f, dig.algo, dig.d, dig.before, &hashed);
+		have_hashed = ret == 0;
 		if (ret) {
 			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
 					    ev->cred, "collect_data",
@@ -307,7 +319,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		integrity_iint_set_measured_pcr(iint, pcr);
 	if (do_appraise) {
 		st = ret ? INTEGRITY_UNKNOWN
-			 : appraise(s, ev, iint, xval, xlen, res.flags, &dig, &cause);
+			 : appraise(s, ev, iint, xval, xlen, res.flags, &dig,
+				    have_hashed ? &hashed : NULL, &cause);
 		integrity_iint_set_ima_status(iint, in.func, st);
 		if (xlen > 0 && xval[0] == EVM_IMA_XATTR_DIGSIG)
 			integrity_iint_set_flags(iint, IMA_DIGSIG, 0);

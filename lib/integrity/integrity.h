@@ -10,6 +10,7 @@
 #ifndef UEVM_INTEGRITY_H
 #define UEVM_INTEGRITY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,10 +29,26 @@ struct integrity_cred {
 	pid_t pid;
 	uint64_t cap_effective;	/* bit N = capability N (CAP_SYS_ADMIN 21) */
 	char comm[16];
+	/* integrity_cred_from_pid_lazy: auid and ses not read yet; an audit
+	 * record reads them from /proc/PID while *released is 0, else they
+	 * are unknown (PID may have left the call, or the system).  The
+	 * same for the user namespace check of the capabilities. */
+	bool ids_unread;
+	bool ns_unchecked;	/* cap_effective not yet checked against the
+				 * user namespace (integrity_capable does) */
+	const atomic_int *released;
 };
 
 /* Credentials of a running process, from /proc/PID/status. */
 int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred);
+/* The same without auid and ses, which only audit records use: for a
+ * front-end whose PID is held in the checked call until *RELEASED is set
+ * (no one but the task itself can change them, and it is blocked). */
+int integrity_cred_from_pid_lazy(pid_t pid, const atomic_int *released,
+				 struct integrity_cred *cred);
+/* Read now what was left unread (see above); the result no longer
+ * depends on PID. */
+void integrity_cred_complete(struct integrity_cred *cred);
 /* Credentials of the calling process. */
 void integrity_cred_self(struct integrity_cred *cred);
 bool integrity_capable(const struct integrity_cred *cred, int cap);
@@ -119,6 +136,9 @@ void integrity_iint_add_writer(struct integrity_iint_cache *iint, int delta);
 void integrity_iint_reset(struct integrity_iint_cache *iint);
 void integrity_iint_set_stamp(struct integrity_iint_cache *iint,
 			      const struct integrity_stamp *st);
+/* Are the entry's results those of stamp ST? */
+bool integrity_iint_stamp_is(const struct integrity_iint_cache *iint,
+			     const struct integrity_stamp *st);
 void integrity_stamp_of(const struct stat *st, struct integrity_stamp *out);
 
 /* ---- audit ----------------------------------------------------------------- */
@@ -337,6 +357,9 @@ void ima_inode_post_setattr(struct integrity_sys *s, const struct integrity_even
  * audited) and no writer is open.  The entry then expects writes it will
  * not see opening: the last writer's close (integrity_file_free) rehashes
  * it, as a write open of this good content would have been allowed.
+ * The answer holds for the content of stamp EV->file->st (no fresh stat):
+ * the caller must stat the file again once its mark stands and drop the
+ * mark if the stamp moved.
  */
 bool integrity_file_cacheable(struct integrity_sys *s,
 			      const struct integrity_event *ev,

@@ -142,13 +142,14 @@ static int read_status(int fd, struct integrity_cred *cred)
 	return got;
 }
 
-UEVM_EXPORT int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred)
+static int cred_status(pid_t pid, struct integrity_cred *cred)
 {
 	char path[64];
 	int have, fd;
 
 	memset(cred, 0, sizeof(*cred));
 	cred->pid = pid;
+	cred->auid = cred->ses = (uint32_t)-1;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -157,13 +158,83 @@ UEVM_EXPORT int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred)
 	close(fd);
 	if (have != 7)
 		return uevm_err(ESRCH, "incomplete credentials in %s", path);
-	if (!same_user_ns(pid))
-		cred->cap_effective = 0;
-	snprintf(path, sizeof(path), "/proc/%d/loginuid", (int)pid);
-	cred->auid = read_u32_file(path);
-	snprintf(path, sizeof(path), "/proc/%d/sessionid", (int)pid);
-	cred->ses = read_u32_file(path);
 	return 0;
+}
+
+/* Capabilities count only in our user namespace (no stat when none). */
+static void cred_ns(struct integrity_cred *cred)
+{
+	if (cred->cap_effective && !same_user_ns(cred->pid))
+		cred->cap_effective = 0;
+}
+
+static void cred_ids(struct integrity_cred *cred)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/loginuid", (int)cred->pid);
+	cred->auid = read_u32_file(path);
+	snprintf(path, sizeof(path), "/proc/%d/sessionid", (int)cred->pid);
+	cred->ses = read_u32_file(path);
+}
+
+UEVM_EXPORT int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred)
+{
+	int ret = cred_status(pid, cred);
+
+	if (ret == 0) {
+		cred_ns(cred);
+		cred_ids(cred);
+	}
+	return ret;
+}
+
+/* Six system calls fewer per check (open, read, close of loginuid and of
+ * sessionid) when no audit record is written, the common case; and the
+ * user namespace's stat is left to integrity_capable, which a file check
+ * never asks. */
+UEVM_EXPORT int integrity_cred_from_pid_lazy(pid_t pid, const atomic_int *released,
+					     struct integrity_cred *cred)
+{
+	int ret = cred_status(pid, cred);
+
+	if (ret == 0) {
+		cred->ids_unread = true;
+		cred->ns_unchecked = cred->cap_effective != 0;
+		cred->released = released;
+	}
+	return ret;
+}
+
+/* Is the task still held in its call (see integrity_cred_from_pid_lazy)? */
+static bool held(const struct integrity_cred *cred)
+{
+	return !cred->released || !atomic_load(cred->released);
+}
+
+UEVM_EXPORT void integrity_cred_complete(struct integrity_cred *cred)
+{
+	bool ids = cred->ids_unread, ns = cred->ns_unchecked;
+
+	cred->ids_unread = cred->ns_unchecked = false;
+	if (!held(cred)) {
+		/* The task may be gone: unknown ids, no capability. */
+		cred->cap_effective = ns ? 0 : cred->cap_effective;
+		return;
+	}
+	if (ids)
+		cred_ids(cred);
+	if (ns)
+		cred_ns(cred);
+	/* Read while the task was still held in its call (it is released
+	 * only after *released is set): else the pid may name another. */
+	if (!held(cred)) {
+		if (ids)
+			cred->auid = cred->ses = (uint32_t)-1;
+		if (ns)
+			cred->cap_effective = 0;
+	}
+	cred->released = NULL;
 }
 
 UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
@@ -181,5 +252,10 @@ UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 
 UEVM_EXPORT bool integrity_capable(const struct integrity_cred *cred, int cap)
 {
-	return cap >= 0 && cap < 64 && (cred->cap_effective >> cap) & 1;
+	if (cap < 0 || cap >= 64 || !((cred->cap_effective >> cap) & 1))
+		return false;
+	if (!cred->ns_unchecked)
+		return true;
+	/* Lazy: asked now, while the task is held (else: no capability). */
+	return held(cred) && same_user_ns(cred->pid) && held(cred);
 }

@@ -409,6 +409,12 @@ UEVM_EXPORT void integrity_iint_reset(struct integrity_iint_cache *iint)
 	reset_results(iint);
 }
 
+UEVM_EXPORT bool integrity_iint_stamp_is(const struct integrity_iint_cache *iint,
+					 const struct integrity_stamp *st)
+{
+	return same_stamp(&iint->stamp, st);
+}
+
 UEVM_EXPORT void integrity_iint_set_stamp(struct integrity_iint_cache *iint,
 					  const struct integrity_stamp *st)
 {

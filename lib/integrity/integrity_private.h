@@ -33,6 +33,14 @@ bool evm_hmac_disabled(const struct integrity_sys *s);
 /* The iint of the hook's file, created if needed, stamp-checked. */
 struct integrity_iint_cache *integrity_inode_get(struct integrity_sys *s,
 						 const struct uevm_file *f);
+/* The same, with the fresh stat its stamp came from in *NOW (*FRESH false:
+ * none could be taken, the stamp is f->st's). */
+struct integrity_iint_cache *integrity_inode_get_stat(struct integrity_sys *s,
+						      const struct uevm_file *f,
+						      struct stat *now, bool *fresh);
+/* The iint of the hook's file if there is one; no stat, no stamp check. */
+struct integrity_iint_cache *integrity_inode_find(struct integrity_sys *s,
+						  const struct uevm_file *f);
 /* Refresh the stamp after our own writes, so they don't invalidate. */
 void integrity_iint_refresh(struct integrity_iint_cache *iint,
 			    const struct uevm_file *f);

@@ -196,22 +196,40 @@ UEVM_EXPORT int integrity_register_provider(struct integrity_sys *s,
 	return ret;
 }
 
-struct integrity_iint_cache *integrity_inode_get(struct integrity_sys *s,
-						 const struct uevm_file *f)
+struct integrity_iint_cache *integrity_inode_get_stat(struct integrity_sys *s,
+						      const struct uevm_file *f,
+						      struct stat *now, bool *fresh)
 {
 	struct integrity_stamp st;
 	uint32_t gen = 0;
 
+	*fresh = false;
 	uevm_file_generation(f, &gen);
 	integrity_stamp_of(&f->st, &st);
 	/* f->st may be older than the file: take a fresh stamp. */
-	if (f->fd >= 0) {
-		struct stat now;
-
-		if (fstat(f->fd, &now) == 0)
-			integrity_stamp_of(&now, &st);
+	if (f->fd >= 0 && fstat(f->fd, now) == 0) {
+		integrity_stamp_of(now, &st);
+		*fresh = true;
 	}
 	return integrity_iint_get(s->cache, f->st.st_dev, f->st.st_ino, gen, &st);
+}
+
+struct integrity_iint_cache *integrity_inode_get(struct integrity_sys *s,
+						 const struct uevm_file *f)
+{
+	struct stat now;
+	bool fresh;
+
+	return integrity_inode_get_stat(s, f, &now, &fresh);
+}
+
+struct integrity_iint_cache *integrity_inode_find(struct integrity_sys *s,
+						  const struct uevm_file *f)
+{
+	uint32_t gen = 0;
+
+	uevm_file_generation(f, &gen);
+	return integrity_iint_find(s->cache, f->st.st_dev, f->st.st_ino, gen);
 }
 
 void integrity_iint_refresh(struct integrity_iint_cache *iint,
