@@ -548,24 +548,55 @@ static bool dir_nodev(int fd)
 	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
 }
 
+/*
+ * A directory's entries straight from getdents64 into a buffer of our own:
+ * fdopendir would add an fstat and two fcntls per directory (the tree of
+ * row 1 has one directory for every twelve files).
+ */
+struct dent_reader {
+	int fd;
+	size_t pos, len;
+	char buf[32768] __attribute__((aligned(8)));	/* dirent64 alignment */
+};
+
+/* The next entry, or NULL at the end or on an error (errno then set). */
+static struct dirent64 *dent_next(struct dent_reader *r)
+{
+	struct dirent64 *de;
+
+	if (r->pos >= r->len) {
+		ssize_t n = getdents64(r->fd, r->buf, sizeof(r->buf));
+
+		if (n <= 0)
+			return NULL;
+		r->len = (size_t)n;
+		r->pos = 0;
+	}
+	de = (struct dirent64 *)(r->buf + r->pos);
+	r->pos += de->d_reclen;
+	return de;
+}
+
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
 static void expand_dir(struct walker *w, struct uevm_file *f,
 		       const struct item *it, const char *path)
 {
 	struct item *head = NULL, *tail = NULL;
 	struct dirref *d;
-	struct dirent *de;
+	struct dent_reader *r;
+	struct dirent64 *de;
 	size_t n = 0;
 	bool nodev;
-	DIR *dir;
 	int dfd;
 
-	dfd = dup(f->fd);
+	/* Its own fd: d->fd may be parked (closed) by another thread while
+	 * this one reads. */
+	dfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0 && relieve_fd_pressure(w, errno))
-		dfd = dup(f->fd);
-	dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		int e = errno;
+		dfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	r = dfd >= 0 ? malloc(sizeof(*r)) : NULL;
+	if (!r) {
+		int e = dfd >= 0 ? ENOMEM : errno;
 
 		if (dfd >= 0)
 			close(dfd);
@@ -597,8 +628,11 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		shrink_locked(w, w->budget);
 	}
 	pthread_mutex_unlock(&w->fd_lock);
+	r->fd = dfd;
+	r->pos = r->len = 0;
 	if (!d) {
-		closedir(dir);
+		close(dfd);
+		free(r);
 		uevm_err(ENOMEM, "out of memory");
 		report(w, NULL, path, -ENOMEM);
 		return;
@@ -607,7 +641,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		struct item *c;
 
 		errno = 0;
-		de = readdir(dir);
+		de = dent_next(r);
 		if (!de) {
 			if (errno) {
 				int e = errno;
@@ -633,7 +667,8 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		}
 		n++;
 	}
-	closedir(dir);
+	close(dfd);
+	free(r);
 	if (n > UINT_MAX / 2)	/* more entries than a counter holds */
 		n = 0;
 	pthread_mutex_lock(&w->fd_lock);
