@@ -22,6 +22,14 @@ struct fsuuid2 {
 #define FS_IOC_GETFSUUID _IOR(0x15, 0, struct fsuuid2)
 #endif
 
+/* One test for the walk (per directory) and for reopen_rdonly below. */
+bool fd_on_nodev_mount(int fd)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
+}
+
 /*
  * Reopen an O_PATH fd for reading through /proc: the magic link resolves
  * to the fd's own dentry, hence the same inode, with no second lookup of
@@ -34,7 +42,6 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name,
 			 bool *byname)
 {
 	int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-	struct statvfs sv;
 	char proc[40];
 	int fd;
 
@@ -47,8 +54,7 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name,
 		fd = open(proc, flags);
 	if (fd >= 0 || errno != ENOENT || !name)
 		return fd;
-	if (!S_ISDIR(f->st.st_mode) &&
-	    (fstatvfs(f->fd, &sv) < 0 || !(sv.f_flag & ST_NODEV))) {
+	if (!S_ISDIR(f->st.st_mode) && !fd_on_nodev_mount(f->fd)) {
 		errno = ENOENT;	/* reported as: /proc is needed */
 		return -1;
 	}

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -543,9 +542,7 @@ static void free_list(struct item *head)
  */
 static bool dir_nodev(int fd)
 {
-	struct statvfs sv;
-
-	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
+	return fd_on_nodev_mount(fd);
 }
 
 /*
