@@ -75,6 +75,7 @@ struct walker {
 	int err;		/* first callback failure: stop */
 	const struct uevm_walk_opts *opts;
 	int rootfd;		/* opts->root, or -1 */
+	int procfd;		/* /proc/self/fd for the reopens, or -1 */
 	int root_err;		/* why opts->root could not be opened */
 	uevm_walk_fn fn;
 	void *arg;
@@ -717,7 +718,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 			f->fd = -1;
 			return fd;
 		}
-		return file_open_fd(f, fd, -1, NULL, path);
+		return file_open_fd_via(f, fd, -1, NULL, path, w->procfd);
 	}
 	fd = openat(dirfd, it->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !it->follow || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
@@ -726,7 +727,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 			f->fd = -1;
 			return uevm_err(errno, "%s", strerror(errno));
 		}
-		return file_open_fd(f, fd, dirfd, it->name, path);
+		return file_open_fd_via(f, fd, dirfd, it->name, path, w->procfd);
 	}
 	close(fd);
 	if (w->rootfd >= 0)
@@ -739,7 +740,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 		f->fd = -1;
 		return fd;
 	}
-	return file_open_fd(f, fd, -1, NULL, path);
+	return file_open_fd_via(f, fd, -1, NULL, path, w->procfd);
 }
 
 /*
@@ -765,7 +766,7 @@ static int open_item(struct walker *w, const struct item *it, int dirfd,
 	if (it->dtype == DT_REG && it->parent->nodev &&
 	    file_open_listed_regular(f, dirfd, it->name, path) == 0)
 		return 0;
-	return uevm_file_openat(f, dirfd, it->name, path);
+	return file_openat_via(f, dirfd, it->name, path, w->procfd);
 }
 
 static void process(struct walker *w, struct item *it)
@@ -961,7 +962,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 		.fd_lock = PTHREAD_MUTEX_INITIALIZER,
-		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1,
+		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1, .procfd = -1,
 	};
 	pthread_t *tids;
 	int started = 0;
@@ -980,6 +981,10 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 		w.rootfd = open(opts->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		w.root_err = errno;
 	}
+	/* Kept for this run only (the walk's threads share one fd table):
+	 * each file's reopen then looks up one name in it, not four.  Without
+	 * /proc, -1: the reopen takes its usual fallback. */
+	w.procfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = npaths; i-- > 0;) {
 		struct item *it = root_item(&w, paths[i]);
 
@@ -996,5 +1001,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	free(tids);
 	if (w.rootfd >= 0)
 		close(w.rootfd);
+	if (w.procfd >= 0)
+		close(w.procfd);
 	return w.err;
 }
