@@ -51,23 +51,21 @@ setfattr -h -n security.evm -v 0x02aa "$R/dnone/lnone"
 setfattr -n security.evm -v 0x02aa "$R/dnone"
 expect_rc "label -r of a directory and a symlink without protected xattrs" 0 \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$R/dnone"
-for o in dnone dnone/lnone; do
-	if getfattr -h -n security.evm "$R/$o" >/dev/null 2>&1; then
-		fail "label: stale security.evm on $o removed"
-	else
-		pass "label: stale security.evm on $o removed"
-	fi
-done
+# evm_is WANT OBJ...: security.evm is there (1) or not (0) on each OBJ
+evm_is() {
+	local want=$1 o has
+	shift
+	for o in "$@"; do
+		has=0
+		getfattr -h -n security.evm "$R/$o" >/dev/null 2>&1 && has=1
+		expect_eq "label: security.evm on $o: $([ "$want" = 1 ] && echo written || echo removed)" "$want" "$has"
+	done
+}
+evm_is 0 dnone dnone/lnone
 expect_rc "label -r again (no security.evm to remove)" 0 \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$R/dnone"
 expect_rc "label -r of the objects with security.selinux" 0 \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$R/dsel"
-for o in dsel dsel/lsel; do
-	if getfattr -h -n security.evm "$R/$o" >/dev/null 2>&1; then
-		pass "label: security.evm written on $o"
-	else
-		fail "label: security.evm written on $o"
-	fi
-done
+evm_is 1 dsel dsel/lsel
 expect_rc "verify -r after label: pass" 0 \
 	"$UEVM" verify -r --hmac-key "raw:$KEY" "$R/dsel" "$R/dnone"
