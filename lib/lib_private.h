@@ -21,7 +21,17 @@ int uevm_err(int err, const char *fmt, ...)
  * NAME are its parent and name when known (-1 and NULL otherwise). */
 int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 		 const char *display_path);
+/* uevm_file_openat and file_open_fd, with PROCFD an open /proc/self/fd
+ * directory (or -1) for the reopen: the walk keeps one for its run. */
+int file_openat_via(struct uevm_file *f, int dirfd, const char *name,
+		    const char *display_path, int procfd);
+int file_open_fd_via(struct uevm_file *f, int fd, int dirfd, const char *name,
+		     const char *display_path, int procfd);
 
+/* Whether FD's mount is nodev: there the kernel refuses to open any device
+ * node (may_open fails EACCES before the driver is reached).  False when
+ * it cannot be told. */
+bool fd_on_nodev_mount(int fd);
 /* NAME, listed by readdir as a regular file, opened for reading directly:
  * 0, or 1 when it is not one now (F unset: open it with uevm_file_openat). */
 int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,

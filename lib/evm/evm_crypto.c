@@ -441,9 +441,21 @@ UEVM_EXPORT int uevm_evm_update_evmxattr(const struct uevm_ctx *ctx,
 					 const struct uevm_file *f)
 {
 	uint8_t val[UEVM_EVM_HMAC_XATTR_SIZE];
+	struct xattr_names names;
+	bool listed_evm;
 	int ret;
 
-	ret = uevm_evm_calc_hmac(ctx, f, NULL, NULL, 0, val + 1);
+	if (!ctx->key)
+		return uevm_err(ENOKEY, "no HMAC key loaded");
+	xattr_names_load(ctx, f, &names);
+	ret = evm_calc_hmac_with(ctx, f, NULL, &names, NULL, NULL, 0, val + 1);
+	/* A trusted listing without security.evm: nothing to remove (an
+	 * unlabelled directory or symlink saves a removexattr, through a
+	 * /proc path for a symlink).  Unknown listing: removed as before. */
+	listed_evm = xattr_names_has(&names, XATTR_NAME_EVM) != 0;
+	xattr_names_free(&names);
+	if (ret == -ENODATA && !listed_evm)
+		return 0;
 	if (ret == -ENODATA) {
 		ret = uevm_removexattr(f, XATTR_NAME_EVM);
 		if (ret == -ENODATA)

@@ -14,13 +14,23 @@
 static int find_protected_xattr(const struct uevm_ctx *ctx,
 				const struct uevm_file *f, const char **bad)
 {
+	struct xattr_names names;
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	int found = 0;
 
+	/* One listing instead of a getxattr per protected name: an unlabelled
+	 * directory or symlink cost nine calls.  Where the listing is not
+	 * trusted for absence (or failed), xattr_names_has says -1 and every
+	 * name is still asked for; a listed one is read, so that an unreadable
+	 * value is still an error, not "absent". */
+	xattr_names_load(ctx, f, &names);
 	for (size_t i = 0; i < ctx->nxattrs && !found; i++) {
-		ssize_t n = uevm_getxattr_alloc(f, ctx->xattrs[i], &buf, &size);
+		ssize_t n;
 
+		if (!xattr_names_has(&names, ctx->xattrs[i]))
+			continue;
+		n = uevm_getxattr_alloc(f, ctx->xattrs[i], &buf, &size);
 		if (n >= 0) {
 			found = 1;
 		} else if (n != -ENODATA && n != -EOPNOTSUPP) {
@@ -29,6 +39,7 @@ static int find_protected_xattr(const struct uevm_ctx *ctx,
 		}
 	}
 	free(buf);
+	xattr_names_free(&names);
 	return found;
 }
 

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
@@ -76,6 +75,7 @@ struct walker {
 	int err;		/* first callback failure: stop */
 	const struct uevm_walk_opts *opts;
 	int rootfd;		/* opts->root, or -1 */
+	int procfd;		/* /proc/self/fd for the reopens, or -1 */
 	int root_err;		/* why opts->root could not be opened */
 	uevm_walk_fn fn;
 	void *arg;
@@ -543,9 +543,36 @@ static void free_list(struct item *head)
  */
 static bool dir_nodev(int fd)
 {
-	struct statvfs sv;
+	return fd_on_nodev_mount(fd);
+}
 
-	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_NODEV);
+/*
+ * A directory's entries straight from getdents64 into a buffer of our own:
+ * fdopendir would add an fstat and two fcntls per directory (the tree of
+ * row 1 has one directory for every twelve files).
+ */
+struct dent_reader {
+	int fd;
+	size_t pos, len;
+	char buf[32768] __attribute__((aligned(8)));	/* dirent64 alignment */
+};
+
+/* The next entry, or NULL at the end or on an error (errno then set). */
+static struct dirent64 *dent_next(struct dent_reader *r)
+{
+	struct dirent64 *de;
+
+	if (r->pos >= r->len) {
+		ssize_t n = getdents64(r->fd, r->buf, sizeof(r->buf));
+
+		if (n <= 0)
+			return NULL;
+		r->len = (size_t)n;
+		r->pos = 0;
+	}
+	de = (struct dirent64 *)(r->buf + r->pos);
+	r->pos += de->d_reclen;
+	return de;
 }
 
 /* Queue the entries of directory F (whose fd the new dirref takes over). */
@@ -554,18 +581,20 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 {
 	struct item *head = NULL, *tail = NULL;
 	struct dirref *d;
-	struct dirent *de;
+	struct dent_reader *r;
+	struct dirent64 *de;
 	size_t n = 0;
 	bool nodev;
-	DIR *dir;
 	int dfd;
 
-	dfd = dup(f->fd);
+	/* Its own fd: d->fd may be parked (closed) by another thread while
+	 * this one reads. */
+	dfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0 && relieve_fd_pressure(w, errno))
-		dfd = dup(f->fd);
-	dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!dir) {
-		int e = errno;
+		dfd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
+	r = dfd >= 0 ? malloc(sizeof(*r)) : NULL;
+	if (!r) {
+		int e = dfd >= 0 ? ENOMEM : errno;
 
 		if (dfd >= 0)
 			close(dfd);
@@ -597,8 +626,11 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		shrink_locked(w, w->budget);
 	}
 	pthread_mutex_unlock(&w->fd_lock);
+	r->fd = dfd;
+	r->pos = r->len = 0;
 	if (!d) {
-		closedir(dir);
+		close(dfd);
+		free(r);
 		uevm_err(ENOMEM, "out of memory");
 		report(w, NULL, path, -ENOMEM);
 		return;
@@ -607,7 +639,7 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		struct item *c;
 
 		errno = 0;
-		de = readdir(dir);
+		de = dent_next(r);
 		if (!de) {
 			if (errno) {
 				int e = errno;
@@ -633,7 +665,8 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		}
 		n++;
 	}
-	closedir(dir);
+	close(dfd);
+	free(r);
 	if (n > UINT_MAX / 2)	/* more entries than a counter holds */
 		n = 0;
 	pthread_mutex_lock(&w->fd_lock);
@@ -685,7 +718,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 			f->fd = -1;
 			return fd;
 		}
-		return file_open_fd(f, fd, -1, NULL, path);
+		return file_open_fd_via(f, fd, -1, NULL, path, w->procfd);
 	}
 	fd = openat(dirfd, it->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !it->follow || fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
@@ -694,7 +727,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 			f->fd = -1;
 			return uevm_err(errno, "%s", strerror(errno));
 		}
-		return file_open_fd(f, fd, dirfd, it->name, path);
+		return file_open_fd_via(f, fd, dirfd, it->name, path, w->procfd);
 	}
 	close(fd);
 	if (w->rootfd >= 0)
@@ -707,7 +740,7 @@ static int open_root_object(struct walker *w, const struct item *it,
 		f->fd = -1;
 		return fd;
 	}
-	return file_open_fd(f, fd, -1, NULL, path);
+	return file_open_fd_via(f, fd, -1, NULL, path, w->procfd);
 }
 
 /*
@@ -733,7 +766,7 @@ static int open_item(struct walker *w, const struct item *it, int dirfd,
 	if (it->dtype == DT_REG && it->parent->nodev &&
 	    file_open_listed_regular(f, dirfd, it->name, path) == 0)
 		return 0;
-	return uevm_file_openat(f, dirfd, it->name, path);
+	return file_openat_via(f, dirfd, it->name, path, w->procfd);
 }
 
 static void process(struct walker *w, struct item *it)
@@ -929,7 +962,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.cond = PTHREAD_COND_INITIALIZER,
 		.fd_lock = PTHREAD_MUTEX_INITIALIZER,
-		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1,
+		.opts = opts, .fn = fn, .arg = arg, .rootfd = -1, .procfd = -1,
 	};
 	pthread_t *tids;
 	int started = 0;
@@ -948,6 +981,10 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 		w.rootfd = open(opts->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		w.root_err = errno;
 	}
+	/* Kept for this run only (the walk's threads share one fd table):
+	 * each file's reopen then looks up one name in it, not four.  Without
+	 * /proc, -1: the reopen takes its usual fallback. */
+	w.procfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = npaths; i-- > 0;) {
 		struct item *it = root_item(&w, paths[i]);
 
@@ -964,5 +1001,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	free(tids);
 	if (w.rootfd >= 0)
 		close(w.rootfd);
+	if (w.procfd >= 0)
+		close(w.procfd);
 	return w.err;
 }

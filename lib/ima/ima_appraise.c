@@ -346,6 +346,19 @@ UEVM_EXPORT const char *uevm_verdict_detail(const struct uevm_verdict *v)
 	return v->detail;
 }
 
+/* The security.ima value (OUT, *OUT_LEN) of DIGEST, of the context's
+ * algorithm: the common tail of label_hash and ima_calc_xattr_stat. */
+static int ima_value_of(const struct uevm_ctx *ctx, const uint8_t *digest,
+			uint8_t *out, size_t *out_len)
+{
+	int ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
+
+	if (ret < 0)
+		return ret;
+	*out_len = (size_t)ret;
+	return 0;
+}
+
 /* The security.ima value of F's content, and the stamp it was hashed at. */
 static int ima_calc_xattr_stat(const struct uevm_ctx *ctx,
 			       const struct uevm_file *f, uint8_t *out,
@@ -361,11 +374,7 @@ static int ima_calc_xattr_stat(const struct uevm_ctx *ctx,
 				      hashed);
 	if (ret)
 		return ret;
-	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
-	if (ret < 0)
-		return ret;
-	*out_len = (size_t)ret;
-	return 0;
+	return ima_value_of(ctx, digest, out, out_len);
 }
 
 UEVM_EXPORT int uevm_ima_calc_xattr(const struct uevm_ctx *ctx,
@@ -391,11 +400,7 @@ static int label_hash(const struct uevm_ctx *ctx, const struct uevm_file *f,
 	ret = hash_fd_sized(f->fd, ctx->cfg.hash_algo, size, digest);
 	if (ret)
 		return ret;
-	ret = uevm_ima_xattr_format(ctx->cfg.hash_algo, digest, out);
-	if (ret < 0)
-		return ret;
-	*out_len = (size_t)ret;
-	return 0;
+	return ima_value_of(ctx, digest, out, out_len);
 }
 
 static int label_file(const struct uevm_ctx *ctx, const struct uevm_file *f)
