@@ -10,7 +10,6 @@
 #ifndef UEVM_INTEGRITY_H
 #define UEVM_INTEGRITY_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,26 +28,10 @@ struct integrity_cred {
 	pid_t pid;
 	uint64_t cap_effective;	/* bit N = capability N (CAP_SYS_ADMIN 21) */
 	char comm[16];
-	/* integrity_cred_from_pid_lazy: auid and ses not read yet; an audit
-	 * record reads them from /proc/PID while *released is 0, else they
-	 * are unknown (PID may have left the call, or the system).  The
-	 * same for the user namespace check of the capabilities. */
-	bool ids_unread;
-	bool ns_unchecked;	/* cap_effective not yet checked against the
-				 * user namespace (integrity_capable does) */
-	const atomic_int *released;
 };
 
 /* Credentials of a running process, from /proc/PID/status. */
 int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred);
-/* The same without auid and ses, which only audit records use: for a
- * front-end whose PID is held in the checked call until *RELEASED is set
- * (no one but the task itself can change them, and it is blocked). */
-int integrity_cred_from_pid_lazy(pid_t pid, const atomic_int *released,
-				 struct integrity_cred *cred);
-/* Read now what was left unread (see above); the result no longer
- * depends on PID. */
-void integrity_cred_complete(struct integrity_cred *cred);
 /* Credentials of the calling process. */
 void integrity_cred_self(struct integrity_cred *cred);
 bool integrity_capable(const struct integrity_cred *cred, int cap);

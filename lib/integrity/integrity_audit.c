@@ -120,11 +120,6 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 	if (!cred) {
 		integrity_cred_self(&self);
 		cred = r.cred = &self;
-	} else if (cred->ids_unread) {
-		/* Read now, for this record only (the caller's cred is const). */
-		self = *cred;
-		integrity_cred_complete(&self);
-		cred = r.cred = &self;
 	}
 	off = (size_t)snprintf(text, sizeof(text),
 			       "pid=%d uid=%u auid=%u ses=%u op=%s cause=%s comm=",

@@ -168,6 +168,10 @@ static void cred_ns(struct integrity_cred *cred)
 		cred->cap_effective = 0;
 }
 
+/* Read with the rest, while the task is surely the one that called:
+ * read later (for an audit record only), a task killed in its wait
+ * leaves -1, or its reused pid another login's ids (an attack review
+ * made a refused open's record name no one that way). */
 static void cred_ids(struct integrity_cred *cred)
 {
 	char path[64];
@@ -189,54 +193,6 @@ UEVM_EXPORT int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred)
 	return ret;
 }
 
-/* Six system calls fewer per check (open, read, close of loginuid and of
- * sessionid) when no audit record is written, the common case; and the
- * user namespace's stat is left to integrity_capable, which a file check
- * never asks. */
-UEVM_EXPORT int integrity_cred_from_pid_lazy(pid_t pid, const atomic_int *released,
-					     struct integrity_cred *cred)
-{
-	int ret = cred_status(pid, cred);
-
-	if (ret == 0) {
-		cred->ids_unread = true;
-		cred->ns_unchecked = cred->cap_effective != 0;
-		cred->released = released;
-	}
-	return ret;
-}
-
-/* Is the task still held in its call (see integrity_cred_from_pid_lazy)? */
-static bool held(const struct integrity_cred *cred)
-{
-	return !cred->released || !atomic_load(cred->released);
-}
-
-UEVM_EXPORT void integrity_cred_complete(struct integrity_cred *cred)
-{
-	bool ids = cred->ids_unread, ns = cred->ns_unchecked;
-
-	cred->ids_unread = cred->ns_unchecked = false;
-	if (!held(cred)) {
-		/* The task may be gone: unknown ids, no capability. */
-		cred->cap_effective = ns ? 0 : cred->cap_effective;
-		return;
-	}
-	if (ids)
-		cred_ids(cred);
-	if (ns)
-		cred_ns(cred);
-	/* Read while the task was still held in its call (it is released
-	 * only after *released is set): else the pid may name another. */
-	if (!held(cred)) {
-		if (ids)
-			cred->auid = cred->ses = (uint32_t)-1;
-		if (ns)
-			cred->cap_effective = 0;
-	}
-	cred->released = NULL;
-}
-
 UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 {
 	if (integrity_cred_from_pid(getpid(), cred) < 0) {
@@ -252,10 +208,5 @@ UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 
 UEVM_EXPORT bool integrity_capable(const struct integrity_cred *cred, int cap)
 {
-	if (cap < 0 || cap >= 64 || !((cred->cap_effective >> cap) & 1))
-		return false;
-	if (!cred->ns_unchecked)
-		return true;
-	/* Lazy: asked now, while the task is held (else: no capability). */
-	return held(cred) && same_user_ns(cred->pid) && held(cred);
+	return cap >= 0 && cap < 64 && (cred->cap_effective >> cap) & 1;
 }

@@ -232,11 +232,8 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	}
 	/* Whose open of what: the opener is blocked in it, so this reads
 	 * the credentials it opens with.  An opener already gone (or a
-	 * stat that fails) is its own user and inode: nothing to share.
-	 * Its loginuid and session only go into audit records: read when
-	 * one is written, while the opener is still held (until the slot
-	 * is answered; no one but the opener can change them). */
-	have_cred = integrity_cred_from_pid_lazy(m->pid, NULL, &cred) == 0;
+	 * stat that fails) is its own user and inode: nothing to share. */
+	have_cred = integrity_cred_from_pid(m->pid, &cred) == 0;
 	have_st = fstat(m->fd, &st) == 0;
 	deadline = mono_ns() + (int64_t)D->cfg.deadline_ms * 1000000LL;
 	/* One pass under the lock: take a slot, fill it, queue it. */
@@ -257,7 +254,6 @@ static void dispatch(const struct fanotify_event_metadata *m)
 	sl = &slots[free_list[--n_free]];
 	sl->have_cred = have_cred;
 	sl->cred = cred;
-	sl->cred.released = &sl->answered;
 	sl->fd = m->fd;
 	sl->tid = m->pid;
 	sl->mask = m->mask;

@@ -322,8 +322,6 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 	j->kind = kind;
 	j->mount_fd = mfd;
 	j->cred = *cred;
-	/* A job outlives the opener's wait: what was left unread, now. */
-	integrity_cred_complete(&j->cred);
 	pthread_mutex_lock(&jlock);
 	pp = slot_of(f->st.st_dev, f->st.st_ino);
 	e = *pp;

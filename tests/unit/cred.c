@@ -3,8 +3,7 @@
  * integrity_cred_from_pid() against processes whose credentials the test
  * sets: distinct real and effective ids, a Groups: line longer than the
  * parser's buffer (CapEff comes after it), a process in a user namespace
- * of its own (its capabilities count for nothing in ours); the lazy form
- * (auid, ses and the namespace check read when needed, while held).
+ * of its own (its capabilities count for nothing in ours).
  */
 #include <grp.h>
 #include <sched.h>
@@ -72,9 +71,8 @@ static void reap(pid_t pid)
 
 int main(void)
 {
-	struct integrity_cred c, c2, self;
+	struct integrity_cred c, self;
 	uint64_t sys_admin = 1ULL << 21;
-	atomic_int released = 0;
 	pid_t pid;
 
 	if (geteuid() != 0) {
@@ -116,36 +114,6 @@ int main(void)
 	      pid > 0 && integrity_cred_from_pid(pid, &c) == 0);
 	CHECK("cred: capabilities of another user namespace count for nothing",
 	      c.cap_effective == 0);
-	if (pid > 0)
-		reap(pid);
-
-	/* The lazy form (uevmd's held openers): same answers, read late. */
-	pid = child(OWN_USERNS);
-	CHECK("cred: lazy: child in its own user namespace read",
-	      pid > 0 && integrity_cred_from_pid_lazy(pid, &released, &c) == 0);
-	CHECK("cred: lazy: its capabilities count for nothing when asked",
-	      !integrity_capable(&c, 21) && !integrity_capable(&c, 0));
-	integrity_cred_complete(&c);
-	CHECK("cred: lazy: completed, none left", c.cap_effective == 0 &&
-	      c.auid == self.auid && c.ses == self.ses);
-	if (pid > 0)
-		reap(pid);
-
-	pid = child(PLAIN_ROOT);
-	CHECK("cred: lazy: root child read",
-	      pid > 0 && integrity_cred_from_pid_lazy(pid, &released, &c) == 0);
-	CHECK("cred: lazy: its ids and caps are there when asked",
-	      c.uid == 0 && integrity_capable(&c, 21) && c.ids_unread);
-	c2 = c;
-	integrity_cred_complete(&c);
-	CHECK("cred: lazy: ids read while held", c.auid == self.auid && c.ses == self.ses &&
-	      c.cap_effective == self.cap_effective && !c.ids_unread);
-	/* Released (answered): the pid may name another task by now. */
-	atomic_store(&released, 1);
-	CHECK("cred: lazy: no capability once released", !integrity_capable(&c2, 21));
-	integrity_cred_complete(&c2);
-	CHECK("cred: lazy: unknown ids once released",
-	      c2.auid == (uint32_t)-1 && c2.ses == (uint32_t)-1 && c2.cap_effective == 0);
 	if (pid > 0)
 		reap(pid);
 
