@@ -21,7 +21,13 @@ int uevm_err(int err, const char *fmt, ...)
  * NAME are its parent and name when known (-1 and NULL otherwise). */
 int file_open_fd(struct uevm_file *f, int fd, int dirfd, const char *name,
 		 const char *display_path);
-/* uevm_file_openat and file_open_fd, with PROCFD an open /proc/self/fd
+/* The calling thread's fd directory in /proc, for reopening an fd by its
+ * magic link.  Not /proc/self/fd: that is the main thread's table, and a
+ * thread with a table of its own (unshare(CLONE_FILES)) would reopen
+ * whatever the main thread holds at that number. */
+#define PROC_FDS "/proc/thread-self/fd"
+
+/* uevm_file_openat and file_open_fd, with PROCFD an open PROC_FDS
  * directory (or -1) for the reopen: the walk keeps one for its run. */
 int file_openat_via(struct uevm_file *f, int dirfd, const char *name,
 		    const char *display_path, int procfd);

@@ -49,13 +49,13 @@ static int reopen_rdonly(const struct uevm_file *f, int dirfd, const char *name,
 	*byname = false;
 	if (S_ISDIR(f->st.st_mode))
 		flags |= O_DIRECTORY;
-	/* PROCFD (the walk's /proc/self/fd) saves the lookup of three path
+	/* PROCFD (the walk's PROC_FDS) saves the lookup of three path
 	 * components per file; the magic link it resolves is the same. */
 	if (procfd >= 0) {
 		at = procfd;
 		snprintf(proc, sizeof(proc), "%d", f->fd);
 	} else {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+		snprintf(proc, sizeof(proc), PROC_FDS "/%d", f->fd);
 	}
 	fd = openat(at, proc, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */

@@ -59,7 +59,7 @@ static void resolve(int fd, struct fcheck *c)
 	char proc[64];
 	ssize_t n;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	snprintf(proc, sizeof(proc), PROC_FDS "/%d", fd);
 	n = readlink(proc, c->target, sizeof(c->target) - 1);
 	if (n > 0 && c->target[0] == '/') {
 		c->target[n] = '\0';
@@ -329,7 +329,7 @@ int uevm_open_regular(const char *path, const char *what)
 		return uevm_err(EINVAL, "%s %s is not a regular file", what, path);
 	}
 	/* The very inode looked at, through the descriptor's magic link. */
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	snprintf(proc, sizeof(proc), PROC_FDS "/%d", pfd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0 && errno == ENOENT)	/* no /proc: by the name again */
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

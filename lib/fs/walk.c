@@ -75,7 +75,7 @@ struct walker {
 	int err;		/* first callback failure: stop */
 	const struct uevm_walk_opts *opts;
 	int rootfd;		/* opts->root, or -1 */
-	int procfd;		/* /proc/self/fd for the reopens, or -1 */
+	int procfd;		/* PROC_FDS for the reopens, or -1 */
 	int root_err;		/* why opts->root could not be opened */
 	uevm_walk_fn fn;
 	void *arg;
@@ -984,7 +984,7 @@ UEVM_EXPORT int uevm_walk(const char *const *paths, size_t npaths,
 	/* Kept for this run only (the walk's threads share one fd table):
 	 * each file's reopen then looks up one name in it, not four.  Without
 	 * /proc, -1: the reopen takes its usual fallback. */
-	w.procfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w.procfd = open(PROC_FDS, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (size_t i = npaths; i-- > 0;) {
 		struct item *it = root_item(&w, paths[i]);
 

@@ -8,9 +8,9 @@
 #include <linux/magic.h>
 #include "lib_private.h"
 
-/* O_PATH fds (symlinks, devices) refuse f*xattr; /proc/self/fd/N reaches
+/* O_PATH fds (symlinks, devices) refuse f*xattr; PROC_FDS/N reaches
  * the very same inode and stops there, without following a symlink. */
-#define PROC_FD(f, buf) (snprintf(buf, sizeof(buf), "/proc/self/fd/%d", (f)->fd), buf)
+#define PROC_FD(f, buf) (snprintf(buf, sizeof(buf), PROC_FDS "/%d", (f)->fd), buf)
 
 static ssize_t get(const struct uevm_file *f, const char *name, void *buf,
 		   size_t size)

@@ -117,10 +117,12 @@ mkdir -p "$T/noproc/plain"
 echo plain >"$T/noproc/plain/f"
 nodev_dir "$T/noproc/nd" || fail "noproc: nodev bind mount"
 echo nodev >"$T/noproc/nd/g"
-# An empty tmpfs over the process's own /proc/PID/fd (exec keeps the PID;
-# the rest of /proc stays, which sanitizer builds need).
+# An empty tmpfs over the process's own /proc/PID/fd and its main
+# thread's /proc/PID/task/PID/fd, which /proc/thread-self/fd names (exec
+# keeps the PID; the rest of /proc stays, which sanitizer builds need).
 out=$(unshare -m --propagation private \
-	sh -c 'mount -t tmpfs none "/proc/$$/fd" && exec "$@"' sh \
+	sh -c 'mount -t tmpfs none "/proc/$$/fd" &&
+		mount -t tmpfs none "/proc/$$/task/$$/fd" && exec "$@"' sh \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$T/noproc/plain" "$T/noproc/nd" 2>&1)
 expect_eq "noproc: label exits 2 (a file it could not open)" 2 $?
 expect_match "noproc: the file off nodev is refused, naming /proc" \
