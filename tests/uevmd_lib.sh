@@ -153,3 +153,20 @@ exec_result() {
 	*) echo "other: $err" ;;
 	esac
 }
+
+# Openers in login sessions of their own (audit ids).  need_loginuid: the
+# test stops, failed, unless a child may set its login uid here
+# (CAP_AUDIT_CONTROL, not made immutable).
+need_loginuid() {
+	sh -c 'echo 4242 >/proc/self/loginuid' 2>/dev/null && return 0
+	fail "a child can set its login uid (/proc/self/loginuid)"
+	exit 1
+}
+# sh -c "$AS_LOGIN" sh AUID FILE CMD...: run CMD (exec'd: the same pid as
+# the sh, which is $! when started with &) in a new login session of AUID;
+# its session id goes to FILE.
+# shellcheck disable=SC2016
+AS_LOGIN='echo "$1" >/proc/self/loginuid && cat /proc/self/sessionid >"$2" && shift 2 && exec "$@"'
+# held PID: process PID is blocked in openat (257 on x86_64), waiting for
+# an answer.
+held() { [ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 257 ]; }

@@ -2,19 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The audit record of a refused open or exec names the opener's own audit
 # login uid and session (auid=, ses=), as the kernel's integrity records
-# do.  uevmd reads them from /proc only when a record is written, while
-# the opener is still held in its call; each opener here runs in a login
+# do.  uevmd reads them from /proc with the opener's other ids, while the
+# opener is held in its call; each opener here runs in a login
 # session of its own (it writes /proc/self/loginuid, which starts a new
 # session), different from the daemon's and from the other openers', so a
 # record with the daemon's ids, another opener's, or none (-1) fails.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
-# Can this system set a login uid (CAP_AUDIT_CONTROL, not made immutable)?
-if ! sh -c 'echo 4242 >/proc/self/loginuid' 2>/dev/null; then
-	fail "a child can set its login uid (/proc/self/loginuid)"
-	exit 1
-fi
+need_loginuid
 
 make_image || { fail "loop-mounted ext4 image"; exit 1; }
 make_key "$T/key"
@@ -31,10 +27,6 @@ cp "$(type -P true)" "$MNT/bad/true"
 start_uevmd || { fail "uevmd starts"; exit 1; }
 pass "uevmd starts"
 
-# sh -c "$AS_LOGIN" sh AUID FILE CMD...: run CMD (exec'd: the same pid as
-# the sh, which is $! when started with &) in a new login session of AUID;
-# its session id goes to FILE.
-AS_LOGIN='echo "$1" >/proc/self/loginuid && cat /proc/self/sessionid >"$2" && shift 2 && exec "$@"'
 
 # Three openers (two opens, an exec: its comm is still the sh), each its own login uid and session.
 A1=$((10000 + RANDOM)); A2=$((A1 + 1)); A3=$((A1 + 2))

@@ -9,10 +9,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
-if ! sh -c 'echo 4242 >/proc/self/loginuid' 2>/dev/null; then
-	fail "a child can set its login uid (/proc/self/loginuid)"
-	exit 1
-fi
+need_loginuid
 
 make_image || { fail "loop-mounted ext4 image"; exit 1; }
 make_key "$T/key"
@@ -27,10 +24,8 @@ truncate -s "${BIG:-6G}" "$MNT/bad/big2"
 start_uevmd || { fail "uevmd starts"; exit 1; }
 pass "uevmd starts"
 
-AS_LOGIN='echo "$1" >/proc/self/loginuid && cat /proc/self/sessionid >"$2" && shift 2 && exec "$@"'
 A=$((20000 + RANDOM)); B=$((A + 1))
 
-blocked() { [ "$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null)" = 257 ]; }
 
 # spawn_at PID AUID: a process of login AUID that takes pid PID (as root,
 # through ns_last_pid; retried, the machine forks too).
@@ -46,10 +41,18 @@ spawn_at() {
 	return 1
 }
 
+# record_of FILE: its refusal's audit record, in $line
+record_of() {
+	log_has "op=appraise_data cause=missing-hash .*name=\"$1\"" ||
+		fail "the refusal of $1 is recorded"
+	line=$(grep "name=\"$1\"" "$LOG" | grep appraise_data | head -n1)
+	echo "record: $line"
+}
+
 # 1. Killed while held, pid reused by another login's process.
 sh -c "$AS_LOGIN" sh "$A" "$T/ses.A" cat -- "$MNT/bad/big1" >/dev/null 2>&1 &
 p=$!
-wait_for "$WAIT_S" "opener 1 is held in its open" blocked "$p"
+wait_for "$WAIT_S" "opener 1 is held in its open" held "$p"
 kill -9 "$p"; wait "$p" 2>/dev/null
 VICTIM=
 if spawn_at "$p" "$B"; then
@@ -58,26 +61,20 @@ else
 	fail "another login's process took the killed opener's pid $p"
 fi
 sA=$(cat "$T/ses.A")
-log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/bad/big1\"" ||
-	fail "the refusal of big1 is recorded"
-line=$(grep "name=\"$MNT/bad/big1\"" "$LOG" | grep appraise_data | head -n1)
-echo "record: $line"
+record_of "$MNT/bad/big1"
 check "big1: the record does not name the other login's auid $B" \
 	bash -c "! grep -q 'auid=$B ' <<<'$line'"
 check "big1: the record names the opener's auid $A and session $sA" \
 	bash -c "grep -q 'pid=$p uid=0 auid=$A ses=$sA ' <<<'$line'"
 [ -n "$VICTIM" ] && { kill "$VICTIM"; wait "$VICTIM" 2>/dev/null; }
 
-# 2. Killed while held and reaped: the record loses the ids (-1).
+# 2. Killed while held and reaped (a read at record time found no ids: -1).
 sh -c "$AS_LOGIN" sh "$A" "$T/ses.A2" cat -- "$MNT/bad/big2" >/dev/null 2>&1 &
 p=$!
-wait_for "$WAIT_S" "opener 2 is held in its open" blocked "$p"
+wait_for "$WAIT_S" "opener 2 is held in its open" held "$p"
 kill -9 "$p"; wait "$p" 2>/dev/null
 sA=$(cat "$T/ses.A2")
-log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/bad/big2\"" ||
-	fail "the refusal of big2 is recorded"
-line=$(grep "name=\"$MNT/bad/big2\"" "$LOG" | grep appraise_data | head -n1)
-echo "record: $line"
+record_of "$MNT/bad/big2"
 check "big2: the record names the killed opener's auid $A and session $sA" \
 	bash -c "grep -q 'pid=$p uid=0 auid=$A ses=$sA ' <<<'$line'"
 stop_uevmd
@@ -91,10 +88,7 @@ sh -c "$AS_LOGIN" sh "$A" "$T/ses.A3" cat -- "$MNT/bad/big3" >/dev/null 2>&1 &
 p=$!
 wait "$p"
 sA=$(cat "$T/ses.A3")
-log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/bad/big3\"" ||
-	fail "the refusal of big3 is recorded"
-line=$(grep "name=\"$MNT/bad/big3\"" "$LOG" | grep appraise_data | head -n1)
-echo "record: $line"
+record_of "$MNT/bad/big3"
 check "big3: the record names the opener's auid $A and session $sA" \
 	bash -c "grep -q 'pid=$p uid=0 auid=$A ses=$sA ' <<<'$line'"
 stop_uevmd
