@@ -32,9 +32,13 @@ expect_match "label: the new file's error names it and EROFS" \
 	"^uevm: $M/d/unlabelled: not labelled: cannot write security.ima: Read-only file system" "$err"
 expect_match "label: the changed file's error names it and EROFS" \
 	"^uevm: $M/d/f2: not labelled: cannot write security.ima: Read-only file system" "$err"
-expect_eq "label: one EROFS error per object (the directory, 5 files)" 6 \
+expect_eq "label: one EROFS error per file (5 files)" 5 \
 	"$(grep -c ": not labelled: .*Read-only file system" <<<"$err")"
-expect_match "label: the run went through every object" "labelled 0 objects, 6 errors" "$err"
+# The directory carries no protected xattr and no security.evm: its label
+# is already what label would leave (nothing), so it needs no write.
+check "label: the directory, which needs no write, is not an error" \
+	bash -c '! grep -q "^uevm: $1: " <<<"$2"' _ "$M/d" "$err"
+expect_match "label: the run went through every object" "labelled 1 objects, 5 errors" "$err"
 expect_eq "label: nothing changed on the read-only fs" "$snap" \
 	"$(for f in "$M"/d/*; do echo "$f"; xattrs_of "$f"; done)"
 
