@@ -306,7 +306,6 @@ static int dir_openat(const struct walker *w, const struct dirref *d,
 	return fd >= 0 ? fd : -errno;
 }
 
-static bool dir_nodev(int fd);
 
 /* Open D from its (open) parent.  A directory seen before must still be
  * the same one. */
@@ -338,7 +337,7 @@ static int dir_open_locked(struct walker *w, struct dirref *d)
 	 * now lead to a bind mount of it that allows devices): open_item
 	 * opens them directly only there. */
 	if (d->known && (st.st_dev != d->dev || st.st_ino != d->ino ||
-			 (d->nodev && !dir_nodev(fd)))) {
+			 (d->nodev && !fd_on_nodev_mount(fd)))) {
 		close(fd);
 		return uevm_err(ESTALE, "its directory was replaced during the walk");
 	}
@@ -535,18 +534,6 @@ static void free_list(struct item *head)
 }
 
 /*
- * Whether D's mount is nodev: there the kernel refuses to open any device
- * node (may_open fails EACCES before the driver is reached), so an entry
- * can be opened for reading at once, whoever can write the directory: see
- * open_item.  Asked per directory, not per filesystem: bind mounts of one
- * filesystem can differ in nodev.
- */
-static bool dir_nodev(int fd)
-{
-	return fd_on_nodev_mount(fd);
-}
-
-/*
  * A directory's entries straight from getdents64 into a buffer of our own:
  * fdopendir would add an fstat and two fcntls per directory (the tree of
  * row 1 has one directory for every twelve files).
@@ -602,7 +589,12 @@ static void expand_dir(struct walker *w, struct uevm_file *f,
 		report(w, NULL, path, -e);
 		return;
 	}
-	nodev = dir_nodev(f->fd);
+	/* On a nodev mount the kernel refuses to open any device node (may_open
+	 * fails EACCES before the driver is reached), so an entry can be opened
+	 * for reading at once, whoever can write the directory: see open_item.
+	 * Asked per directory, not per filesystem: bind mounts of one
+	 * filesystem can differ in nodev. */
+	nodev = fd_on_nodev_mount(f->fd);
 	pthread_mutex_lock(&w->fd_lock);
 	/* A PATH's directory is reopened by resolving the PATH again, as it
 	 * was (it may have been reached through a symlink PATH). */
