@@ -82,7 +82,7 @@ FACTS="$(nproc) CPUs ($cpu), SHA-NI: $shani, $(awk '{ printf "%.1f GB RAM", $2 /
  uevm $commit; $(date -u '+%Y-%m-%d %H:%M UTC')"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: $FACTS"
-echo "bench: scale $SCALE, best of $RUNS (uevmd and latency rows: median of 3); load average $LOAD0"
+echo "bench: scale $SCALE, best of $RUNS (first appraisal and latency rows: median of 3; cached uevmd rows: of 9 rounds); load average $LOAD0"
 
 # ---- the parts -----------------------------------------------------------------
 FAILED=""
@@ -168,7 +168,7 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "# uevm benchmark (make bench)"
 	echo
 	echo "Machine: $FACTS."
-	echo "Scale: $SCALE; best of $RUNS runs (uevmd rows: median of 3 runs; uevmfs latency rows:"
+	echo "Scale: $SCALE; best of $RUNS runs (uevmd: first appraisal median of 3 runs, cached rows of 9 rounds; uevmfs latency rows:"
 	echo "median of $RUNS runs; AIDE: one run each); warm page cache except the cold read. Whole run: $SECS s;"
 	echo "load average $LOAD0 at the start, $LOAD1 at the end (a busy machine lowers every figure)."
 	echo

@@ -22,7 +22,7 @@ expect_match "exec once cached against 1.05x" \
 expect_match "native runs use a twin mount uevmd does not watch" \
 	"^native: the same files on a twin ext4 mount that uevmd does not watch" "$out"
 expect_match "cached storms do not reach uevmd (ignore marks)" \
-	"during the cached storms \(600 opens, 150 execs\): 0$" "$out"
+	"during the cached storms \(1800 opens, 153 execs\): 0$" "$out"
 expect_match "every file and the binary were measured once" "measurement list: 202 entries" "$out"
 expect_eq "no benchmark mount is left" "$mounts_before" "$(grep -c uevmd-bench /proc/self/mounts)"
 expect_eq "no benchmark directory is left" "" "$(find /var/tmp -maxdepth 1 -name 'uevmd-bench.*' -newer "$T" 2>/dev/null)"
