@@ -25,7 +25,8 @@
 # threads as uevm uses, and also only opens and closes them.  The
 # difference is what the filesystem charges for storing the two labels; with
 # openssl's CPU time for the hashing, it bounds the label/openssl ratio any
-# labeller can reach here (printed as "ceiling").  On ext4 with 256-byte
+# labeller can reach here (printed as "ceiling").  Reading the two labels
+# back ("get", once label has run) gives verify's the same way.  On ext4 with 256-byte
 # inodes the two labels do not fit in the inode, so every file gets an
 # xattr block of its own.
 set -euo pipefail
@@ -144,6 +145,7 @@ for ((run = 1; run <= RUNS; run++)); do
 	timed "uevm verify -r" "$UEVM" verify -r -x --hmac-key "raw:$KEY" "$TREE"
 	grep -qE "^Summary: [0-9]+ objects, 0 failed, 0 errors$" "$WORK/out" || {
 		cat "$WORK/out" >&2; die "verify did not pass every object"; }
+	timed "xattrs read alone" "$FLOOR" get "$WORK/files" "$CPUS"
 	if [ "$SHA256SUM" = 1 ]; then
 		timed "sha256sum" "${XARGS[@]}" sha256sum -- <"$WORK/files"
 		[ "$(wc -l <"$WORK/out")" -ge "$NFILES" ] || die "sha256sum did not hash every file"
@@ -157,7 +159,7 @@ done
 # see the labels of the last uevm run.  One run each (they are slow).
 TOOLS=("uevm label -r" "uevm verify -r")
 [ "$SHA256SUM" = 1 ] && TOOLS+=("sha256sum")
-TOOLS+=("openssl dgst -sha256" "open+close alone" "xattrs alone")
+TOOLS+=("openssl dgst -sha256" "open+close alone" "xattrs alone" "xattrs read alone")
 if [ "$AIDE" = 1 ]; then
 	cat >"$WORK/aide.conf" <<EOC
 database_in=file:$WORK/aide.db
@@ -182,7 +184,8 @@ key() {	# tool name -> results key
 	"uevm label -r") echo label ;; "uevm verify -r") echo verify ;;
 	"openssl dgst -sha256") echo openssl ;; "aide --init") echo aide_init ;;
 	"aide --check") echo aide_check ;; "open+close alone") echo opens ;;
-	"xattrs alone") echo xattrs ;; *) echo "$1" ;;
+	"xattrs alone") echo xattrs ;; "xattrs read alone") echo xattrs_get ;;
+	*) echo "$1" ;;
 	esac
 }
 result "$NAME.files" "$NFILES"
@@ -199,7 +202,7 @@ for name in "${TOOLS[@]}"; do
 		        printf "%-22s %9.3f %11.0f %9.1f %9.2f\n", n, s, f / s, b / 1e6 / s, c }'
 done
 echo "(sha256sum and openssl: $NPROC process(es) each, one after another;"
-echo " open+close and xattrs alone: bench/xattr-floor.c on $CPUS threads, files only)"
+echo " open+close and xattrs alone: bench/xattr-floor.c on $CPUS threads, regular files only)"
 echo
 ok=1
 for name in "${TOOLS[@]}"; do
@@ -214,13 +217,17 @@ for name in "${TOOLS[@]}"; do
 		printf "%-15s / openssl dgst: %5.2fx%s\n", n, r, verdict
 		exit (u == "uevm" && r < t) }' || ok=0
 done
-# The ceiling: openssl's hashing plus the labels' storage, on every CPU.
-awk -v ow="${best[openssl dgst -sha256]}" -v oc="${bestcpu[openssl dgst -sha256]}" \
-	-v xc="${bestcpu[xattrs alone]}" -v pc="${bestcpu[open+close alone]}" -v n="$CPUS" \
-	-v f="$NFILES" 'BEGIN {
-	x = xc - pc; if (x < 0) x = 0
-	printf "storing the two labels alone: %.2f s CPU (%.1f us/file); label/openssl ceiling on %d CPUs: %.2fx\n",
-		x, x * 1e6 / f, n, ow * n / (oc + x > 0 ? oc + x : 1e-6) }'
+# The ceilings: openssl's hashing plus storing (or reading) the labels, on
+# every CPU.
+for pair in "storing|label|xattrs alone" "reading|verify|xattrs read alone"; do
+	IFS='|' read -r what tool floor <<<"$pair"
+	awk -v ow="${best[openssl dgst -sha256]}" -v oc="${bestcpu[openssl dgst -sha256]}" \
+		-v xc="${bestcpu[$floor]}" -v pc="${bestcpu[open+close alone]}" -v n="$CPUS" \
+		-v f="$NFILES" -v what="$what" -v tool="$tool" 'BEGIN {
+		x = xc - pc; if (x < 0) x = 0
+		printf "%s the two labels alone: %.2f s CPU (%.1f us/file); %s/openssl ceiling on %d CPUs: %.2fx\n",
+			what, x, x * 1e6 / f, tool, n, ow * n / (oc + x > 0 ? oc + x : 1e-6) }'
+done
 if [ "$AIDE" = 1 ]; then
 	for pair in "uevm label -r|aide --init" "uevm verify -r|aide --check"; do
 		awk -v n="${pair%|*}" -v m="${pair#*|}" -v a="${best[${pair%|*}]}" \

@@ -7,12 +7,16 @@
  *                                   separated by NUL bytes), set
  *                                   security.ima and security.evm with
  *                                   values of their real sizes, close
+ *   xattr-floor get LIST THREADS    open every file, read security.ima
+ *                                   and security.evm (both must be
+ *                                   there), close
  *   xattr-floor open LIST THREADS   only open and close each file
  *
- * What the kernel charges for storing the two labels, with no hashing and
- * no HMAC: the difference between the two runs.  The values differ from
- * file to file, as real labels do, so no two files can share an ext4
- * xattr block.  Prints "files N"; exits 1 if any open or write failed.
+ * What the kernel charges for storing the two labels, or for reading them
+ * back, with no hashing and no HMAC: the difference between "set" or "get"
+ * and "open".  The values differ from file to file, as real labels do, so
+ * no two files can share an ext4 xattr block.  Prints "files N"; exits 1
+ * if any open, write or read failed.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,7 +32,7 @@ static char **paths;
 static size_t npaths;
 static atomic_size_t next_path;
 static atomic_long failed;
-static int set_labels;
+static enum { OPEN_ONLY, SET, GET } mode;
 
 static void fill(unsigned char *v, size_t len, size_t seed)
 {
@@ -40,7 +44,7 @@ static void *worker(void *arg)
 {
 	/* security.ima: type 4 (digest), sha256, 32 bytes; security.evm:
 	 * type 2 (HMAC-SHA1), 20 bytes.  Sizes as `uevm label` writes. */
-	unsigned char ima[34], evm[21];
+	unsigned char ima[34], evm[21], got[256];
 	size_t i;
 
 	(void)arg;
@@ -52,7 +56,11 @@ static void *worker(void *arg)
 			atomic_fetch_add(&failed, 1);
 			continue;
 		}
-		if (set_labels) {
+		if (mode == GET) {
+			if (fgetxattr(fd, "security.ima", got, sizeof(got)) <= 0 ||
+			    fgetxattr(fd, "security.evm", got, sizeof(got)) <= 0)
+				atomic_fetch_add(&failed, 1);
+		} else if (mode == SET) {
 			ima[0] = 4;
 			ima[1] = 4;
 			fill(ima + 2, 32, i);
@@ -75,12 +83,12 @@ int main(int argc, char **argv)
 	int threads;
 	FILE *fp;
 
-	if (argc != 4 || (strcmp(argv[1], "set") && strcmp(argv[1], "open")) ||
-	    (threads = atoi(argv[3])) < 1) {
-		fprintf(stderr, "usage: %s set|open LIST THREADS\n", argv[0]);
+	if (argc != 4 || (strcmp(argv[1], "set") && strcmp(argv[1], "get") &&
+			  strcmp(argv[1], "open")) || (threads = atoi(argv[3])) < 1) {
+		fprintf(stderr, "usage: %s set|get|open LIST THREADS\n", argv[0]);
 		return 2;
 	}
-	set_labels = !strcmp(argv[1], "set");
+	mode = !strcmp(argv[1], "set") ? SET : !strcmp(argv[1], "get") ? GET : OPEN_ONLY;
 	fp = fopen(argv[2], "r");
 	if (!fp) {
 		perror(argv[2]);

@@ -6,9 +6,9 @@
 #  - it prints files/s and MB/s for uevm label, uevm verify, sha256sum and
 #    openssl, and both ratios against the 1.8x target (issue 17), and with
 #    BENCH_RESULTS the same figures as "key value" lines for bench/run.sh;
-#  - it times label's floor (bench/xattr-floor.c: the two labels stored
-#    with no hashing, and a plain open and close) and prints the ceiling
-#    that leaves for label/openssl;
+#  - it times label's and verify's floors (bench/xattr-floor.c: the two
+#    labels stored, then read back, with no hashing, and a plain open and
+#    close) and prints the ceilings they leave for label and verify;
 #  - a tree without labels has none afterwards (uevm clear), the floor's
 #    values included;
 #  - a tree that already carries labels is refused and left untouched,
@@ -33,13 +33,13 @@ out=$(BENCH_RUNS=1 BENCH_RESULTS=$T/res BENCH_NAME=t bash "$BENCH" "$UEVM" "$R" 
 expect_eq "bench exits 0 on an unlabelled tree" 0 "$rc"
 expect_eq "BENCH_RESULTS: the file count" "t.files $nfiles" "$(grep '^t\.files ' "$T/res")"
 expect_eq "BENCH_RESULTS: the CPUs" "t.cpus $(nproc)" "$(grep '^t\.cpus ' "$T/res")"
-for k in label verify sha256sum openssl opens xattrs; do
+for k in label verify sha256sum openssl opens xattrs xattrs_get; do
 	expect_match "BENCH_RESULTS: $k's wall and CPU seconds" \
 		"t\.$k\.wall [0-9]+\.[0-9]{6}"$'\n'"t\.$k\.cpu [0-9]+\.[0-9]{2}" "$(cat "$T/res")"
 done
 expect_match "bench counts the tree's regular files" "$R: $nfiles regular files" "$out"
 for tool in "uevm label -r" "uevm verify -r" "sha256sum" "openssl dgst -sha256" \
-	"open+close alone" "xattrs alone"; do
+	"open+close alone" "xattrs alone" "xattrs read alone"; do
 	expect_match "bench times $tool (seconds, files/s, MB/s)" \
 		"^${tool//+/\\+} +[0-9]+\.[0-9]{3} +[0-9]+ +[0-9]+\.[0-9] +[0-9]+\.[0-9]{2}$" "$out"
 done
@@ -49,6 +49,8 @@ expect_match "bench prints verify/openssl against the target" \
 	'^uevm verify -r +/ openssl dgst: +[0-9]+\.[0-9]{2}x +\(target >= 1\.8x: (met|NOT met)\)' "$out"
 expect_match "bench prints the labels' storage cost and label's ceiling" \
 	"^storing the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); label/openssl ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
+expect_match "bench prints the labels' reading cost and verify's ceiling" \
+	"^reading the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); verify/openssl ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
 expect_match "bench says it removes its labels" "removing the benchmark's labels" "$out"
 expect_eq "no security.ima left behind" 0 "$(labelled_count "$R" security.ima)"
 expect_eq "no security.evm left behind" 0 "$(labelled_count "$R" security.evm)"

@@ -63,12 +63,14 @@ expect_match "the scale and the runs are stated" "^Scale: tiny; best of 1 runs" 
 for w in "label, row 1's tree" "verify, 4 KiB files"; do
 	expect_match "CPU time row: $w" "^\| $w \| $num s, $num us/file \| $num s, $num us/file \|$" "$table"
 done
-for w in "label, row 1's tree" "label, /usr/lib copy"; do
-	expect_match "ceiling row: $w (labels' storage, best ratio, measured, target)" \
+for w in "label, row 1's tree" "verify, row 1's tree" "label, /usr/lib copy"; do
+	expect_match "ceiling row: $w (the labels alone, best ratio, measured, target)" \
 		"^\| $w \| $num s, $num us/file \| ${num}x \| ${num}x \| >= ${num}x \|$" "$table"
 done
-expect_match "ceiling row: 4 KiB files in files/s" \
-	"^\| label, 4 KiB files \| $num s, $num us/file \| $num files/s \| $num files/s \| >= 90000 files/s \|$" "$table"
+for w in label verify; do
+	expect_match "ceiling row: $w, 4 KiB files in files/s" \
+		"^\| $w, 4 KiB files \| $num s, $num us/file \| $num files/s \| $num files/s \| >= 90000 files/s \|$" "$table"
+done
 for s in 4 64 1024; do
 	expect_match "scaling table: $s KiB files at -j 1, 2, 4 and openssl" \
 		"^$s KiB( +$num \($num\)){4}$" "$table"
