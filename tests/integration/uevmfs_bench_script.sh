@@ -35,6 +35,8 @@ expect_match "writes are held against the 0.6x target" \
 	"^seq. write \+ close .*x  >= 0.60 \((met|NOT met)\)$" "$out"
 expect_match "cold reads are held against the 0.85x target" \
 	"^seq. read, cold \(disk\) .*x  >= 0.85 \((met|NOT met)\)$" "$out"
+expect_match "the write's ceiling: one SHA-256 stream against the native write" \
+	"^write \+ close ceiling: SHA-256 of one stream \(openssl dgst, warm\) [0-9]+\.[0-9] MB/s = [0-9]+\.[0-9]{2}x native at best$" "$out"
 expect_match "the first read (appraisal included) is reported" \
 	"^first read through uevmfs, appraisal included: $num MB/s$" "$out"
 expect_eq "no uevmfs mount left" "$before" "$(grep -c 'uevmfs-bench\.' /proc/mounts || true)"
