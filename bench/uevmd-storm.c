@@ -5,15 +5,23 @@
  *   uevmd-storm open LIST PASSES   open, read whole, close every file named
  *                                  in LIST (one path a line), PASSES times
  *   uevmd-storm exec PATH N        fork and execve PATH N times, waiting
+ *   uevmd-storm answer DIR         the floor under any fanotify appraiser:
+ *                                  take FAN_OPEN_PERM on DIR's filesystem
+ *                                  and allow every open at once, reading
+ *                                  nothing; prints "ready" once the mark
+ *                                  stands, runs until SIGTERM
  *
- * Prints "ns N" (total wall-clock nanoseconds) and "ops N"; exits 1 if any
- * open or exec failed, so that a refused file cannot look fast.
+ * open and exec print "ns N" (total wall-clock nanoseconds) and "ops N";
+ * they exit 1 if any open or exec failed, so that a refused file cannot
+ * look fast.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,12 +94,45 @@ static int storm_exec(const char *path, int count)
 	return failed ? 1 : 0;
 }
 
+static int answer(const char *dir)
+{
+	static char buf[4096] __attribute__((aligned(8)));
+	int fd = fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+				    FAN_OPEN_PERM, AT_FDCWD, dir) < 0) {
+		perror("fanotify");
+		return 2;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	signal(SIGTERM, SIG_DFL);
+	for (;;) {
+		ssize_t len = read(fd, buf, sizeof(buf));
+		const struct fanotify_event_metadata *m = (void *)buf;
+
+		if (len < 0)
+			return 2;
+		for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
+			struct fanotify_response r = { .fd = m->fd, .response = FAN_ALLOW };
+
+			if (m->fd < 0)
+				continue;
+			if (write(fd, &r, sizeof(r)) != sizeof(r))
+				return 2;
+			close(m->fd);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "open"))
 		return storm_open(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "exec"))
 		return storm_exec(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: %s open LIST PASSES | exec PATH N\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "answer"))
+		return answer(argv[2]);
+	fprintf(stderr, "usage: %s open LIST PASSES | exec PATH N | answer DIR\n", argv[0]);
 	return 2;
 }

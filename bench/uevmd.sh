@@ -22,6 +22,8 @@
 # in every run; the policy appraises and measures (software PCRs, the list
 # kept without fdatasync).  The first appraisal is the median of 3
 # runs (a fresh daemon each); the cached rows the median of 9 rounds.
+# Beside the first appraisal, its floor: the same storm answered by a
+# responder that allows every open at once (uevmd-storm answer).
 #
 # Usage: bench/uevmd.sh BUILD_DIR     (make bench-uevmd; root)
 #        BENCH_FILES=N (default 2000) files in the tree,
@@ -47,8 +49,10 @@ WORK=$(mktemp -d /var/tmp/uevmd-bench.XXXXXX)
 MNT=$WORK/mnt
 NAT=$WORK/native
 UEVMD_PID=
+ANSWER_PID=
 cleanup() {
 	if [ -n "$UEVMD_PID" ]; then kill "$UEVMD_PID" 2>/dev/null; wait "$UEVMD_PID" 2>/dev/null || true; fi
+	if [ -n "$ANSWER_PID" ]; then kill "$ANSWER_PID" 2>/dev/null; wait "$ANSWER_PID" 2>/dev/null || true; fi
 	for m in "$MNT" "$NAT"; do
 		if mountpoint -q "$m" 2>/dev/null; then umount "$m" || umount -l "$m"; fi
 	done
@@ -130,6 +134,22 @@ for _ in 1 2 3; do
 done
 first_open=$(median3 "${f[@]}")
 
+# ---- the floor under any fanotify appraiser ---------------------------------
+# The same storm against a responder that allows every open at once and
+# reads nothing (uevmd-storm answer): the kernel's permission round trip.
+b=()
+for _ in 1 2 3; do
+	coproc ANSWER { exec "$WORK/storm" answer "$MNT"; }
+	ANSWER_PID=$ANSWER_PID
+	read -r line <&"${ANSWER[0]}" || line=
+	[ "$line" = ready ] || die "the bare fanotify responder did not start"
+	b+=("$(storm open "$WORK/list" 1)")
+	kill "$ANSWER_PID"
+	wait "$ANSWER_PID" 2>/dev/null || true
+	ANSWER_PID=
+done
+bare_open=$(median3 "${b[@]}")
+
 # ---- uevmd: cached opens and execs -----------------------------------------
 start_uevmd
 storm open "$WORK/list" 1 >/dev/null
@@ -162,6 +182,7 @@ entries=$(grep -o '^measurements: [0-9]*' <<<"$status" | awk '{ print $2 }')
 overhead=$((first_open - native_open))
 result uevmd.native_open_ns "$native_open"
 result uevmd.first_open_ns "$first_open"
+result uevmd.bare_open_ns "$bare_open"
 result uevmd.cached_open_ns "$cached_open"
 result uevmd.native_exec_ns "$native_exec"
 result uevmd.cached_exec_ns "$cached_exec"
@@ -174,6 +195,9 @@ printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, first appraisal (4 KiB)"
 	"$(us "$native_open")" "$(us "$first_open")" "$(ratio "$first_open" "$native_open")x" \
 	"<= 60 us: $(meets "$first_open" 60000)"
 printf '%-44s %8s    %8s us\n' "  of which uevmd's appraisal + measurement" "" "$(us "$overhead")"
+printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, a responder allowing all" \
+	"$(us "$native_open")" "$(us "$bare_open")" "$(ratio "$bare_open" "$native_open")x" \
+	"(the fanotify round trip alone: the floor)"
 printf '%-44s %8s us %8s us %8s %s\n' "fork+exec+wait of a small binary, cached" \
 	"$(us "$native_exec")" "$(us "$cached_exec")" "$(ratio "$cached_exec" "$native_exec")x" \
 	"<= 1.05x: $(meets "$(ratio "$cached_exec" "$native_exec")" 1.05)"

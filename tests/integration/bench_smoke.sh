@@ -71,6 +71,8 @@ for w in label verify; do
 	expect_match "ceiling row: $w, 4 KiB files in files/s" \
 		"^\| $w, 4 KiB files \| $num s, $num us/file \| $num files/s \| $num files/s \| >= 90000 files/s \|$" "$table"
 done
+expect_match "floor row: uevmd's first appraisal against a bare fanotify responder" \
+	"^\| uevmd: first appraisal of a 4 KiB file \(a responder that allows every open at once, reading nothing: the fanotify round trip\) \| - \| $num us \| $num us \| <= 60 us \|$" "$table"
 expect_match "ceiling row: uevmfs's write against one SHA-256 stream" \
 	"^\| uevmfs: write \+ close, 8 MiB file \(close waits for the file's SHA-256, one stream: $num MB/s\) \| - \| ${num}x \| ${num}x \| >= 0\.60x \|$" "$table"
 for s in 4 64 1024; do

@@ -17,6 +17,8 @@ expect_match "cached open (against 1.10x): native, uevmd, ratio, target" \
 	"^open\+read\+close, cached \(ignore marks\) +[0-9.]+ us +[0-9.]+ us +[0-9.]+x <= 1\.10x: (yes|NO)$" "$out"
 expect_match "first appraisal of a 4 KiB file against 60 us" \
 	"^open\+read\+close, first appraisal \(4 KiB\) +[0-9.]+ us +[0-9.]+ us +[0-9.]+x <= 60 us: (yes|NO)$" "$out"
+expect_match "the floor: the same storm against a responder that allows all" \
+	"^open\+read\+close, a responder allowing all +[0-9.]+ us +[0-9.]+ us +[0-9.]+x \(the fanotify round trip alone: the floor\)$" "$out"
 expect_match "exec once cached against 1.05x" \
 	"^fork\+exec\+wait of a small binary, cached +[0-9.]+ us +[0-9.]+ us +[0-9.]+x <= 1\.05x: (yes|NO)$" "$out"
 expect_match "native runs use a twin mount uevmd does not watch" \
@@ -24,5 +26,6 @@ expect_match "native runs use a twin mount uevmd does not watch" \
 expect_match "cached storms do not reach uevmd (ignore marks)" \
 	"during the cached storms \(1800 opens, 153 execs\): 0$" "$out"
 expect_match "every file and the binary were measured once" "measurement list: 202 entries" "$out"
+expect_eq "no responder is left running" "" "$(pgrep -f 'uevmd-bench\..*/storm answer' || true)"
 expect_eq "no benchmark mount is left" "$mounts_before" "$(grep -c uevmd-bench /proc/self/mounts)"
 expect_eq "no benchmark directory is left" "" "$(find /var/tmp -maxdepth 1 -name 'uevmd-bench.*' -newer "$T" 2>/dev/null)"
