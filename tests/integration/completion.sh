@@ -33,8 +33,15 @@ expect_eq "uevm verify PATH<TAB> completes files" "$T/d/file1" "$(complete_words
 expect_match "the script registers _uevm for uevm" "^complete -F _uevm uevm$" "$(cat "$BASH_COMP")"
 # zsh: the script run with compadd and _files stubbed (zsh's compadd
 # itself keeps what starts with the word being completed).
+# Without LeakSanitizer's exit check: while zsh waits for a command
+# substitution it sends the child SIGCONT each time it wakes (sed's exit
+# wakes it), and a SIGCONT landing just after LeakSanitizer's ptrace
+# attach discards that attach's SIGSTOP, so the check waits forever for a
+# stop that never comes.  Seen in 2 of 40 runs of one completion on the
+# ASan build, and in the suite as a 20-minute hang.  Leaks in uevm's help
+# paths are still checked where bash runs them (above, and cli_help).
 zsh_offers() {
-	zsh -f -c '
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 zsh -f -c '
 		compadd() { [[ $1 == -a ]] && print -r -- ${(P)2}; }
 		_files() { print -r -- FILES; }
 		COMP=$1; shift
