@@ -73,6 +73,20 @@ wait_quiet() {
 		sleep 0.05
 	done
 }
+# all_stopped PID: every thread of PID is in a stop (state T).
+all_stopped() {
+	local t st
+	for t in /proc/"$1"/task/*/stat; do
+		st=$(sed 's/.*) //' "$t" 2>/dev/null) || return 1
+		[ "${st%% *}" = T ] || return 1
+	done
+}
+# stop_process PID: SIGSTOP, then wait until every thread has stopped:
+# kill returns before they do, and a thread still running can answer
+# one more request meanwhile (uevmd's reader did, seen on Linux 6.18).
+stop_process() {
+	kill -STOP "$1" && wait_for "$WAIT_S" "pid $1 stopped (SIGSTOP)" all_stopped "$1"
+}
 
 # build_flags [BUILD_DIR]: for programs a test compiles against a build's
 # library: BUILD_MAKE, the make variables of that build (SANITIZE=...), and

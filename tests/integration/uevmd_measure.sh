@@ -87,7 +87,7 @@ write_conf "tpm_tcti = $TCTI" "measurement_list = $L" "template = ima-sig" \
 	"on_timeout = deny" "workers = 2"
 start_uevmd || { fail "uevmd starts (deadline 1500 ms)"; exit 1; }
 cat "$MNT/m/f2" >/dev/null	# measured already: no TPM needed
-kill -STOP "$SWTPM_PID"
+stop_process "$SWTPM_PID"
 start=$(date +%s%N)
 r=$(timeout 120 cat "$MNT/m/f5" 2>&1 >/dev/null; echo "rc=$?")
 ms=$((($(date +%s%N) - start) / 1000000))
@@ -110,7 +110,7 @@ check "evmctl accepts the list after the stall" evmctl_accepts "$L"
 DEADLINE_MS=60000
 write_conf "tpm_tcti = $TCTI" "measurement_list = $L" "template = ima-sig"
 start_uevmd || { fail "uevmd starts (deadline 60 s)"; exit 1; }
-kill -STOP "$SWTPM_PID"
+stop_process "$SWTPM_PID"
 rm -f "$T/pending.rc"
 (cat "$MNT/m/f7" >/dev/null 2>&1; echo $? >"$T/pending.rc") &
 PENDING=$!

@@ -55,7 +55,7 @@ SUP=$UEVMD_PID
 c1=$(child_pid)
 check "the daemon is a child of the supervisor" test "$(ps -o ppid= -p "$c1" | tr -d ' ')" = "$SUP"
 expect_eq "supervised: the tampered file is refused" EPERM "$(open_result "$D/bad2")"
-kill -STOP "$c1"
+stop_process "$c1"
 (open_result "$D/bad3" >"$T/r.bad3") &
 p1=$!
 (open_result "$D/good" >"$T/r.good") &
