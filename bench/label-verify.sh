@@ -24,8 +24,10 @@
 # (values of their real sizes, no hashing) on every regular file, on as many
 # threads as uevm uses, and also only opens and closes them.  The
 # difference is what the filesystem charges for storing the two labels; with
-# openssl's CPU time for the hashing, it bounds the label/openssl ratio any
-# labeller can reach here (printed as "ceiling").  Reading the two labels
+# openssl's CPU time for the hashing, it estimates the best label/openssl
+# ratio a labeller can reach here (printed as "estimated ceiling"; not a
+# bound: hashing a file in uevm costs less than openssl dgst's whole run
+# spends on it).  Reading the two labels
 # back ("get", once label has run) gives verify's the same way.  On ext4 with 256-byte
 # inodes the two labels do not fit in the inode, so every file gets an
 # xattr block of its own.
@@ -225,7 +227,7 @@ for pair in "storing|label|xattrs alone" "reading|verify|xattrs read alone"; do
 		-v xc="${bestcpu[$floor]}" -v pc="${bestcpu[open+close alone]}" -v n="$CPUS" \
 		-v f="$NFILES" -v what="$what" -v tool="$tool" 'BEGIN {
 		x = xc - pc; if (x < 0) x = 0
-		printf "%s the two labels alone: %.2f s CPU (%.1f us/file); %s/openssl ceiling on %d CPUs: %.2fx\n",
+		printf "%s the two labels alone: %.2f s CPU (%.1f us/file); %s/openssl estimated ceiling on %d CPUs: %.2fx\n",
 			what, x, x * 1e6 / f, tool, n, ow * n / (oc + x > 0 ? oc + x : 1e-6) }'
 done
 if [ "$AIDE" = 1 ]; then

@@ -48,9 +48,9 @@ expect_match "bench prints label/openssl against the target" \
 expect_match "bench prints verify/openssl against the target" \
 	'^uevm verify -r +/ openssl dgst: +[0-9]+\.[0-9]{2}x +\(target >= 1\.8x: (met|NOT met)\)' "$out"
 expect_match "bench prints the labels' storage cost and label's ceiling" \
-	"^storing the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); label/openssl ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
+	"^storing the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); label/openssl estimated ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
 expect_match "bench prints the labels' reading cost and verify's ceiling" \
-	"^reading the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); verify/openssl ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
+	"^reading the two labels alone: [0-9]+\.[0-9]{2} s CPU \([0-9]+\.[0-9] us/file\); verify/openssl estimated ceiling on $(nproc) CPUs: [0-9]+\.[0-9]{2}x$" "$out"
 expect_match "bench says it removes its labels" "removing the benchmark's labels" "$out"
 expect_eq "no security.ima left behind" 0 "$(labelled_count "$R" security.ima)"
 expect_eq "no security.evm left behind" 0 "$(labelled_count "$R" security.evm)"
