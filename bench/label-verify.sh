@@ -27,10 +27,9 @@
 # openssl's CPU time for the hashing, it estimates the best label/openssl
 # ratio a labeller can reach here (printed as "estimated ceiling"; not a
 # bound: hashing a file in uevm costs less than openssl dgst's whole run
-# spends on it).  Reading the two labels
-# back ("get", once label has run) gives verify's the same way.  On ext4 with 256-byte
-# inodes the two labels do not fit in the inode, so every file gets an
-# xattr block of its own.
+# spends on it).  Reading the two labels back ("get", once label has run)
+# gives verify's the same way.  On ext4 with 256-byte inodes the two labels
+# do not fit in the inode, so every file gets an xattr block of its own.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "$0")/lib.sh"

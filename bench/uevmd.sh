@@ -139,8 +139,7 @@ first_open=$(median3 "${f[@]}")
 # reads nothing (uevmd-storm answer): the kernel's permission round trip.
 b=()
 for _ in 1 2 3; do
-	coproc ANSWER { exec "$WORK/storm" answer "$MNT"; }
-	ANSWER_PID=$ANSWER_PID
+	coproc ANSWER { exec "$WORK/storm" answer "$MNT"; }	# sets ANSWER_PID
 	read -r line <&"${ANSWER[0]}" || line=
 	[ "$line" = ready ] || die "the bare fanotify responder did not start"
 	b+=("$(storm open "$WORK/list" 1)")
