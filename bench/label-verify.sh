@@ -192,7 +192,6 @@ key() {	# tool name -> results key
 result "$NAME.files" "$NFILES"
 result "$NAME.bytes" "$BYTES"
 result "$NAME.runs" "$RUNS"
-result "$NAME.cpus" "$CPUS"
 echo
 printf '%-22s %9s %11s %9s %9s   (best of %d)\n' "" seconds files/s MB/s "CPU s" "$RUNS"
 for name in "${TOOLS[@]}"; do
@@ -222,12 +221,16 @@ done
 # every CPU.
 for pair in "storing|label|xattrs alone" "reading|verify|xattrs read alone"; do
 	IFS='|' read -r what tool floor <<<"$pair"
-	awk -v ow="${best[openssl dgst -sha256]}" -v oc="${bestcpu[openssl dgst -sha256]}" \
-		-v xc="${bestcpu[$floor]}" -v pc="${bestcpu[open+close alone]}" -v n="$CPUS" \
-		-v f="$NFILES" -v what="$what" -v tool="$tool" 'BEGIN {
+	read -r x r < <(awk -v ow="${best[openssl dgst -sha256]}" \
+		-v oc="${bestcpu[openssl dgst -sha256]}" -v xc="${bestcpu[$floor]}" \
+		-v pc="${bestcpu[open+close alone]}" -v n="$CPUS" 'BEGIN {
 		x = xc - pc; if (x < 0) x = 0
+		printf "%.2f %.4f\n", x, ow * n / (oc + x > 0 ? oc + x : 1e-6) }')
+	result "$NAME.$tool.labels_cpu" "$x"
+	result "$NAME.$tool.ceiling" "$r"
+	awk -v x="$x" -v r="$r" -v f="$NFILES" -v n="$CPUS" -v what="$what" -v tool="$tool" 'BEGIN {
 		printf "%s the two labels alone: %.2f s CPU (%.1f us/file); %s/openssl estimated ceiling on %d CPUs: %.2fx\n",
-			what, x, x * 1e6 / f, tool, n, ow * n / (oc + x > 0 ? oc + x : 1e-6) }'
+			what, x, x * 1e6 / f, tool, n, r }'
 done
 if [ "$AIDE" = 1 ]; then
 	for pair in "uevm label -r|aide --init" "uevm verify -r|aide --check"; do

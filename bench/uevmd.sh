@@ -114,7 +114,6 @@ storm() {
 	out=$("$WORK/storm" "$@") || die "storm $* failed: $out"
 	awk '/^ns/ { ns = $2 } /^ops/ { ops = $2 } END { printf "%.0f\n", ns / ops }' <<<"$out"
 }
-median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -132,7 +131,7 @@ for _ in 1 2 3; do
 	f+=("$(storm open "$WORK/list" 1)")
 	stop_uevmd
 done
-first_open=$(median3 "${f[@]}")
+first_open=$(median "${f[@]}")
 
 # ---- the floor under any fanotify appraiser ---------------------------------
 # The same storm against a responder that allows every open at once and
@@ -147,7 +146,7 @@ for _ in 1 2 3; do
 	wait "$ANSWER_PID" 2>/dev/null || true
 	ANSWER_PID=
 done
-bare_open=$(median3 "${b[@]}")
+bare_open=$(median "${b[@]}")
 
 # ---- uevmd: cached opens and execs -----------------------------------------
 start_uevmd

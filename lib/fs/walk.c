@@ -306,7 +306,6 @@ static int dir_openat(const struct walker *w, const struct dirref *d,
 	return fd >= 0 ? fd : -errno;
 }
 
-
 /* Open D from its (open) parent.  A directory seen before must still be
  * the same one. */
 static int dir_open_locked(struct walker *w, struct dirref *d)
