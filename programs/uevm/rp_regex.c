@@ -157,11 +157,12 @@ fail:
 	return -1;
 }
 
-/* "{m}", "{m,}", "{,n}", "{m,n}" at P: its length, 0 if not one. */
+/* "{m}", "{m,}", "{,n}", "{m,n}", "{,}" at P: its length, 0 if not one
+ * (Python's reading: "{}" and "{x}" are literals). */
 static size_t quantifier_len(const char *p)
 {
 	const char *q = p + 1;
-	bool digits = false;
+	bool digits = false, comma = false;
 
 	while (isdigit((unsigned char)*q)) {
 		q++;
@@ -169,12 +170,13 @@ static size_t quantifier_len(const char *p)
 	}
 	if (*q == ',') {
 		q++;
+		comma = true;
 		while (isdigit((unsigned char)*q)) {
 			q++;
 			digits = true;
 		}
 	}
-	return digits && *q == '}' ? (size_t)(q - p) + 1 : 0;
+	return (digits || comma) && *q == '}' ? (size_t)(q - p) + 1 : 0;
 }
 
 /* An escape outside a class, at P (after the backslash). */
@@ -201,10 +203,46 @@ static int translate_escape(char c, struct sbuf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* What the last piece written was, for Python's two errors on a
+ * quantifier: "nothing to repeat" (at the start, after '(' or '|', after
+ * an anchor) and "multiple repeat" (after another quantifier and its
+ * lazy or possessive suffix).  Both are refused here too: a policy
+ * Keylime's verifier cannot load must not pass this check. */
+enum rp_last { LAST_NOTHING, LAST_ATOM, LAST_REPEAT };
+
+static int repeat_ok(enum rp_last last, const char *py, const char *p,
+		     char *err, size_t errlen)
+{
+	if (last == LAST_ATOM)
+		return 0;
+	snprintf(err, errlen, "%s at byte %zu",
+		 last == LAST_NOTHING ? "nothing to repeat" : "multiple repeat",
+		 (size_t)(p - py));
+	return -1;
+}
+
+/* The suffix of a quantifier at *PP: a lazy '?' is skipped (laziness
+ * changes which match is found, not whether there is one); a possessive
+ * '+' (Python 3.11) is refused, since it does change that: "a*+a" never
+ * matches. */
+static int lazy_or_possessive(const char **pp, const char *py, char *err,
+			      size_t errlen)
+{
+	if (**pp == '?')
+		(*pp)++;
+	else if (**pp == '+') {
+		snprintf(err, errlen, "possessive quantifier at byte %zu is not "
+			 "supported", (size_t)(*pp - py));
+		return -1;
+	}
+	return 0;
+}
+
 int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 {
 	struct sbuf b = { 0 };
 	const char *p = py;
+	enum rp_last last = LAST_NOTHING;
 
 	put(&b, "");
 	while (*p) {
@@ -214,12 +252,14 @@ int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 		if (c == '\\') {
 			if (translate_escape(p[1], &b, err, errlen))
 				goto fail;
+			last = strchr("AZz", p[1]) ? LAST_NOTHING : LAST_ATOM;
 			p += 2;
 			continue;
 		}
 		if (c == '[') {
 			if (translate_bracket(&p, &b, err, errlen))
 				goto fail;
+			last = LAST_ATOM;
 			continue;
 		}
 		if (c == '(' && p[1] == '?') {
@@ -233,15 +273,19 @@ int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 				goto fail;
 			}
 			put(&b, "(");
+			last = LAST_NOTHING;
 			continue;
 		}
 		if (c == '{') {
 			q = quantifier_len(p);
 			if (!q) {
 				putc_lit(&b, '{');
+				last = LAST_ATOM;
 				p++;
 				continue;
 			}
+			if (repeat_ok(last, py, p, err, errlen))
+				goto fail;
 			if (p[1] == ',')
 				put(&b, "{0");
 			else
@@ -251,20 +295,34 @@ int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 				put(&b, one);
 			}
 			p += q;
-			/* Lazy or possessive: the same set of matches. */
-			if (*p == '?' || *p == '+')
-				p++;
+			if (lazy_or_possessive(&p, py, err, errlen))
+				goto fail;
+			last = LAST_REPEAT;
 			continue;
 		}
 		if (c == '}') {
 			putc_lit(&b, '}');
+			last = LAST_ATOM;
 			p++;
 			continue;
 		}
+		if ((c == '*' || c == '+' || c == '?') &&
+		    repeat_ok(last, py, p, err, errlen))
+			goto fail;
 		put(&b, one);
 		p++;
-		if ((c == '*' || c == '+' || c == '?') && (*p == '?' || *p == '+'))
-			p++;
+		switch (c) {
+		case '*': case '+': case '?':
+			if (lazy_or_possessive(&p, py, err, errlen))
+				goto fail;
+			last = LAST_REPEAT;
+			break;
+		case '(': case '|': case '^': case '$':
+			last = LAST_NOTHING;
+			break;
+		default:
+			last = LAST_ATOM;
+		}
 	}
 	if (b.oom) {
 		snprintf(err, errlen, "out of memory");
@@ -285,102 +343,68 @@ static locale_t utf8_locale(void)
 	locale_t l = 0;
 
 	for (size_t i = 0; !l && i < sizeof(names) / sizeof(names[0]); i++)
-		l = newlocale(LC_CTYPE_MASK | LC_COLLATE_MASK, names[i], 0);
+		l = newlocale(LC_CTYPE_MASK, names[i], 0);
 	return l;
-}
-
-static int compile_all(struct rp_excludes *x, const char *const *pats,
-		       size_t n, char *err, size_t errlen)
-{
-	struct sbuf all = { 0 };
-	char why[200];
-	int rc;
-
-	put(&all, "^(");
-	for (size_t i = 0; i < n; i++) {
-		regex_t one;
-		char *t;
-
-		if (rp_regex_translate(pats[i], &t, why, sizeof(why))) {
-			snprintf(err, errlen, "exclude '%s': %s", pats[i], why);
-			free(all.s);
-			return -1;
-		}
-		/* Each alone too, so that an error names its pattern. */
-		rc = regcomp(&one, *t ? t : "()", REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			regerror(rc, &one, why, sizeof(why));
-			snprintf(err, errlen, "exclude '%s': %s", pats[i], why);
-			free(t);
-			free(all.s);
-			return -1;
-		}
-		regfree(&one);
-		put(&all, i ? ")|(" : "(");
-		put(&all, *t ? t : "()");
-		free(t);
-	}
-	put(&all, "))");
-	if (all.oom) {
-		snprintf(err, errlen, "out of memory");
-		free(all.s);
-		return -1;
-	}
-	rc = regcomp(&x->re, all.s, REG_EXTENDED | REG_NOSUB);
-	free(all.s);
-	if (rc) {
-		regerror(rc, &x->re, why, sizeof(why));
-		snprintf(err, errlen, "excludes: %s", why);
-		return -1;
-	}
-	x->set = true;
-	return 0;
 }
 
 int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
 			size_t n, char *err, size_t errlen)
 {
-	locale_t old;
-	int ret;
+	char **eres, why[200];
+	size_t bad = n;
+	int ret = -1;
 
 	memset(x, 0, sizeof(*x));
 	if (!n)
 		return 0;
+	eres = calloc(n, sizeof(*eres));
+	if (!eres) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (rp_regex_translate(pats[i], &eres[i], why, sizeof(why))) {
+			snprintf(err, errlen, "exclude '%s': %s", pats[i], why);
+			goto out;
+		}
+	}
 	x->utf8 = utf8_locale();
 	if (!x->utf8) {
 		snprintf(err, errlen, "excludes: no UTF-8 locale (C.UTF-8) to match "
 			 "paths by characters as Python does");
-		return -1;
+		goto out;
 	}
-	old = uselocale(x->utf8);
-	ret = compile_all(x, pats, n, err, errlen);
-	uselocale(old);
-	if (ret) {
+	if (rp_nfa_compile(&x->nfa, (const char *const *)eres, n, x->utf8, &bad,
+			   why, sizeof(why))) {
+		if (bad < n)
+			snprintf(err, errlen, "exclude '%s': %s", pats[bad], why);
+		else
+			snprintf(err, errlen, "excludes: %s", why);
 		freelocale(x->utf8);
 		x->utf8 = 0;
+		goto out;
 	}
+	x->set = true;
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(eres[i]);
+	free(eres);
 	return ret;
 }
 
 bool rp_excludes_match(const struct rp_excludes *x, const char *path)
 {
-	locale_t old;
-	bool m;
-
-	if (!x->set)
-		return false;
-	old = uselocale(x->utf8);
-	m = !regexec(&x->re, path, 0, NULL, 0);
-	uselocale(old);
-	return m;
+	/* Out of memory: not excluded, so that the entry is still checked. */
+	return x->set && rp_nfa_match(x->nfa, path) > 0;
 }
 
 void rp_excludes_free(struct rp_excludes *x)
 {
-	if (x->set)
-		regfree(&x->re);
+	rp_nfa_free(x->nfa);
 	if (x->utf8)
 		freelocale(x->utf8);
+	x->nfa = NULL;
 	x->set = false;
 	x->utf8 = 0;
 }

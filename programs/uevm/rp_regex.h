@@ -3,27 +3,28 @@
  * The `excludes` of a runtime policy: Python regular expressions that
  * Keylime joins as "(r1)|(r2)|..." and tries with re.match, i.e. anchored
  * at the start of the path and not at its end.  Here each one is
- * translated to a POSIX extended regex (regcomp), which covers what
- * exclude lists use: literals, '.', classes (with \d \s \w), groups
- * (also (?:...) and (?P<name>...)), alternation, every quantifier (lazy
- * ones too: laziness does not change whether a match exists), ^ $ \A \Z.
- * Lookarounds, backreferences, \b and inline flags are refused with a
- * message rather than matched differently.  Paths are matched as UTF-8
- * text (regcomp and regexec in a UTF-8 locale), so that '.' and counts
- * take a character, as Python's do on the str Keylime matches.
+ * translated to a POSIX extended regex, which covers what exclude lists
+ * use: literals, '.', classes (with \d \s \w), groups (also (?:...) and
+ * (?P<name>...)), alternation, every quantifier (lazy ones too: laziness
+ * does not change whether a match exists), ^ $ \A \Z.  Lookarounds,
+ * backreferences, \b, inline flags and possessive quantifiers are refused
+ * with a message rather than matched differently, and so is what Python
+ * refuses ("nothing to repeat", "multiple repeat").  The regexes are run by rp_nfa.c, not by
+ * regcomp (see there why), on paths read as UTF-8 text, so that '.' and
+ * counts take a character, as Python's do on the str Keylime matches.
  */
 #ifndef UEVM_RP_REGEX_H
 #define UEVM_RP_REGEX_H
 
 #include <locale.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "rp_nfa.h"
 
 struct rp_excludes {
-	regex_t re;
+	struct rp_nfa *nfa;
 	bool set;		/* false: no excludes, nothing matches */
-	locale_t utf8;		/* the UTF-8 locale the regex runs in */
+	locale_t utf8;		/* for [:alnum:] and [:space:] */
 };
 
 /* Translate one Python regex; *OUT is malloc'ed.  0, or -1 with the
