@@ -203,6 +203,22 @@ static int translate_escape(char c, struct sbuf *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* The length of the group name at P, up to its '>', or 0 if it is not
+ * one Python takes (an identifier: letters, digits not first, '_',
+ * non-ASCII). */
+static size_t group_name_len(const char *p)
+{
+	size_t n = 0;
+
+	for (; p[n] && p[n] != '>'; n++) {
+		unsigned char c = (unsigned char)p[n];
+
+		if (!(c >= 0x80 || c == '_' || isalpha(c) || (n && isdigit(c))))
+			return 0;
+	}
+	return p[n] == '>' ? n : 0;
+}
+
 /* What the last piece written was, for Python's two errors on a
  * quantifier: "nothing to repeat" (at the start, after '(' or '|', after
  * an anchor) and "multiple repeat" (after another quantifier and its
@@ -265,8 +281,12 @@ int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 		if (c == '(' && p[1] == '?') {
 			if (p[2] == ':') {
 				p += 3;
-			} else if (p[2] == 'P' && p[3] == '<' && strchr(p, '>')) {
-				p = strchr(p, '>') + 1;
+			} else if (p[2] == 'P' && p[3] == '<' && group_name_len(p + 4)) {
+				p += 4 + group_name_len(p + 4) + 1;
+			} else if (p[2] == 'P' && p[3] == '<') {
+				snprintf(err, errlen, "bad group name at byte %zu",
+					 (size_t)(p + 4 - py));
+				goto fail;
 			} else {
 				snprintf(err, errlen, "group '(?%c' is not supported",
 					 p[2] ? p[2] : ' ');

@@ -62,9 +62,11 @@ case_ '/opt/\s' '/opt/ x'
 # '|', an anchor) and one after another (past a single lazy '?' or
 # possessive '+'), and so does the check (a fuzzer's "x????????+++++++++"
 # had glibc's regcomp run for minutes).  "{,}" is a count (0 or more), "{}"
-# and "{x}" are literals.
+# and "{x}" are literals.  A group's name must be an identifier, as in
+# Python ('(?P<x)|.*>a)' was read as '(a)').
 for e in 'a**' '/a{2}{3}' '/x???' '*a' '/(|+)' '^*' '/x$*' '\A*' '/x\Z+' \
-	 '/a+++' '/a*?+' '/a{2,}+?' '{2}' '/x????????+++++++++'; do
+	 '/a+++' '/a*?+' '/a{2,}+?' '{2}' '/x????????+++++++++' \
+	 '(?P<x)|.*>a)' '(?P<1a>a)' '(?P<>a)' '(?P<a-b>a)'; do
 	case_ "$e" /a
 done
 case_ '/a{x}*' '/a{x}}'
@@ -73,6 +75,7 @@ case_ '/a{,}b' '/a{,}b'
 case_ '/a{}' '/a{}'
 case_ '/a(?:b|c)??d' '/acd'
 case_ '/a*?b' '/aab'
+case_ '/(?P<é_1>a)b' '/ab'
 # Possessive quantifiers (Python 3.11) change whether a match exists:
 # '^.*+/' never matches, as '.*+' keeps the '/' for itself.  Refused.
 possessive() {	# EXCLUDE
