@@ -48,8 +48,8 @@ $(FUZZ_B)/uevmd_control: programs/uevmd/control_parse.c programs/uevmd/uevmd.h
 $(FUZZ_B)/uevmd_conf: programs/uevmd/config.c programs/uevmd/uevmd.h
 $(FUZZ_B)/manifest: programs/uevm/manifest.c programs/uevm/manifest.h
 $(FUZZ_B)/runtime_policy: programs/uevm/rp_json.c programs/uevm/rp_policy.c \
-	programs/uevm/rp_regex.c programs/uevm/rp_nfa.c programs/uevm/prog_util.c programs/uevm/report.c \
-	programs/uevm/rp_json.h programs/uevm/rp_policy.h programs/uevm/rp_regex.h programs/uevm/rp_nfa.h
+	programs/uevm/rp_regex.c programs/uevm/rp_nfa.c programs/uevm/rp_unicode.c programs/uevm/prog_util.c programs/uevm/report.c \
+	programs/uevm/rp_json.h programs/uevm/rp_policy.h programs/uevm/rp_regex.h programs/uevm/rp_nfa.h programs/uevm/rp_unicode.h
 
 # The unit test that checks the seed corpus embeds the test certificates.
 $(B)/tests/fuzz_regress: fuzz/test_certs.h

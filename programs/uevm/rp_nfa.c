@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wctype.h>
 #include "rp_nfa.h"
+#include "rp_unicode.h"
 
 enum op {
 	OP_CHAR,	/* arg: a code point */
@@ -38,14 +38,9 @@ struct inst {
 	uint32_t arg, x, y;
 };
 
-struct range {
-	uint32_t lo, hi;
-};
-
 struct cls {
-	bool neg, alnum, space;
-	struct range *r;
-	size_t n;
+	bool neg, digit, space, word;	/* Python's \d \s \w */
+	struct rp_uclass set;		/* the rest: sorted, merged */
 };
 
 /* A parsed regex: the pieces the program is made of. */
@@ -62,9 +57,9 @@ struct rp_nfa {
 	struct inst *prog;
 	size_t n, cap;
 	size_t limit;		/* see rp_nfa_compile */
+	size_t copied;		/* instructions counts added, in all */
 	struct cls *cls;
 	size_t ncls;
-	locale_t loc;
 	pthread_mutex_t lock;		/* for pool */
 	struct state *pool;		/* states no match is using */
 };
@@ -146,12 +141,21 @@ static void node_free(struct node *n)
 	}
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const struct rp_urange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
 /* "[...]" at ps->p (on the '['), as rp_regex.c writes it. */
 static struct node *parse_class(struct parser *ps)
 {
 	struct rp_nfa *nfa = ps->nfa;
 	struct cls c = { 0 }, *nc;
-	struct node *n;
+	struct rp_urange *r = NULL, *nr;
+	size_t n = 0, m = 0;
+	struct node *node;
 	bool first = true;
 
 	ps->p++;
@@ -161,17 +165,15 @@ static struct node *parse_class(struct parser *ps)
 	}
 	while (*ps->p && (*ps->p != ']' || first)) {
 		uint32_t lo, hi;
-		struct range *nr;
 
 		first = false;
-		if (!strncmp((const char *)ps->p, "[:alnum:]", 9)) {
-			c.alnum = true;
-			ps->p += 9;
-			continue;
-		}
-		if (!strncmp((const char *)ps->p, "[:space:]", 9)) {
-			c.space = true;
-			ps->p += 9;
+		if (!strncmp((const char *)ps->p, "[:d:]", 5) ||
+		    !strncmp((const char *)ps->p, "[:s:]", 5) ||
+		    !strncmp((const char *)ps->p, "[:w:]", 5)) {
+			c.digit |= ps->p[2] == 'd';
+			c.space |= ps->p[2] == 's';
+			c.word |= ps->p[2] == 'w';
+			ps->p += 5;
 			continue;
 		}
 		lo = hi = utf8_next(&ps->p);
@@ -183,33 +185,46 @@ static struct node *parse_class(struct parser *ps)
 				goto fail;
 			}
 		}
-		nr = realloc(c.r, (c.n + 1) * sizeof(*c.r));
+		nr = realloc(r, (n + 1) * sizeof(*r));
 		if (!nr) {
 			ps->err = "out of memory";
 			goto fail;
 		}
-		c.r = nr;
-		c.r[c.n++] = (struct range){ lo, hi };
+		r = nr;
+		r[n++] = (struct rp_urange){ lo, hi };
 	}
 	if (*ps->p != ']') {
 		ps->err = "unterminated character class";
 		goto fail;
 	}
 	ps->p++;
+	/* Sorted and merged, for a binary search per character: a class
+	 * of a thousand characters costs ten steps, not a thousand. */
+	qsort(r, n, sizeof(*r), range_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && r[i].lo <= r[m - 1].hi + 1) {
+			if (r[i].hi > r[m - 1].hi)
+				r[m - 1].hi = r[i].hi;
+		} else {
+			r[m++] = r[i];
+		}
+	}
+	c.set.r = r;
+	c.set.n = m;
 	nc = realloc(nfa->cls, (nfa->ncls + 1) * sizeof(*nfa->cls));
 	if (!nc) {
 		ps->err = "out of memory";
 		goto fail;
 	}
 	nfa->cls = nc;
-	n = node_new(ps, N_CLASS);
-	if (!n)
+	node = node_new(ps, N_CLASS);
+	if (!node)
 		goto fail;
-	n->arg = (uint32_t)nfa->ncls;
+	node->arg = (uint32_t)nfa->ncls;
 	nfa->cls[nfa->ncls++] = c;
-	return n;
+	return node;
 fail:
-	free(c.r);
+	free(r);
 	return NULL;
 }
 
@@ -280,10 +295,10 @@ static int parse_count(struct parser *ps, uint32_t *min, uint32_t *max)
 		else
 			n = strtoul(end + 1, &end, 10);
 	}
-	if (*end != '}' || errno || m > RP_NFA_COPIES ||
-	    (n != UINT32_MAX && n > RP_NFA_COPIES)) {
+	if (*end != '}' || errno || m > 2 * RP_NFA_COPIES ||
+	    (n != UINT32_MAX && n > 2 * RP_NFA_COPIES)) {
 		ps->err = *end != '}' ? "unterminated count" :
-			  "a count over 32768";
+			  "a count over 65536";
 		return -1;
 	}
 	if (n < m) {
@@ -368,8 +383,8 @@ static struct node *parse_alt(struct parser *ps)
 static long emit(struct rp_nfa *nfa, enum op op, uint32_t arg, const char **err)
 {
 	if (nfa->n == nfa->limit) {
-		*err = "counted repetitions too large (all the excludes together "
-		       "may add 32768 copies)";
+		*err = "counted repetitions too large (in all the excludes "
+		       "together, at most a{65536} or a{0,32768})";
 		return -1;
 	}
 	if (nfa->n == nfa->cap) {
@@ -389,48 +404,74 @@ static long emit(struct rp_nfa *nfa, enum op op, uint32_t arg, const char **err)
 
 static int gen(struct rp_nfa *nfa, const struct node *n, const char **err);
 
-/* X{min,max}: min copies, then max - min optional ones (each skipped copy
- * skips the rest), or "x*" for no bound. */
+/* One copy of X, for a count.  For the first one, its size goes to
+ * r->one and the copies its own counts made to r->inner (the other
+ * copies' are in what the count adds beyond the first). */
+struct rep {
+	size_t start, one, copied, inner;
+};
+
+static int gen_copy(struct rp_nfa *nfa, const struct node *x, struct rep *r,
+		    const char **err)
+{
+	size_t at = nfa->n;
+
+	if (gen(nfa, x, err))
+		return -1;
+	if (r->one == SIZE_MAX) {
+		r->one = nfa->n - at;
+		r->inner = nfa->copied - r->copied;
+	}
+	return 0;
+}
+
+/* X{min,max}: min copies, then max - min optional ones (each skipped
+ * copy skips the rest), or X looping for no bound.  Past the first copy
+ * and two instructions, what a count writes is copies, and the copies of
+ * all the excludes together are bounded, so that a long policy does not
+ * buy more of them. */
 static int gen_rep(struct rp_nfa *nfa, const struct node *n, const char **err)
 {
+	struct rep r = { nfa->n, SIZE_MAX, nfa->copied, 0 };
+	size_t extra;
 	long split, loop;
 	uint32_t chain = 0;	/* the optional copies' SPLITs, + 1, via y */
 
-	/* "x{m,}" with m > 0: m - 1 copies, then x looping back on
-	 * itself; copying x once more for a "x*" would double the program
-	 * at each level of "((x+)+)+". */
 	if (n->max == UINT32_MAX && n->min) {
+		/* "x{m,}", m > 0: m - 1 copies, then x looping back on
+		 * itself; one more copy for a "x*" would double the program
+		 * at each level of "((x+)+)+". */
 		for (uint32_t i = 1; i < n->min; i++)
-			if (gen(nfa, n->a, err))
+			if (gen_copy(nfa, n->a, &r, err))
 				return -1;
 		loop = (long)nfa->n;
-		if (gen(nfa, n->a, err) || (split = emit(nfa, OP_SPLIT, 0, err)) < 0)
+		if (gen_copy(nfa, n->a, &r, err) ||
+		    (split = emit(nfa, OP_SPLIT, 0, err)) < 0)
 			return -1;
 		nfa->prog[split].x = (uint32_t)loop;
 		nfa->prog[split].y = (uint32_t)split + 1;
-		return 0;
+	} else {
+		for (uint32_t i = 0; i < n->min; i++)
+			if (gen_copy(nfa, n->a, &r, err))
+				return -1;
 	}
-	for (uint32_t i = 0; i < n->min; i++)
-		if (gen(nfa, n->a, err))
-			return -1;
-	if (n->max == UINT32_MAX) {
+	if (n->max == UINT32_MAX && !n->min) {
 		loop = emit(nfa, OP_SPLIT, 0, err);
-		if (loop < 0 || gen(nfa, n->a, err) ||
+		if (loop < 0 || gen_copy(nfa, n->a, &r, err) ||
 		    emit(nfa, OP_JMP, 0, err) < 0)
 			return -1;
 		nfa->prog[nfa->n - 1].x = (uint32_t)loop;
 		nfa->prog[loop].x = (uint32_t)loop + 1;
 		nfa->prog[loop].y = (uint32_t)nfa->n;
-		return 0;
 	}
-	for (uint32_t i = n->min; i < n->max; i++) {
+	for (uint32_t i = n->min; n->max != UINT32_MAX && i < n->max; i++) {
 		split = emit(nfa, OP_SPLIT, 0, err);
 		if (split < 0)
 			return -1;
 		nfa->prog[split].x = (uint32_t)split + 1;
 		nfa->prog[split].y = chain;
 		chain = (uint32_t)split + 1;
-		if (gen(nfa, n->a, err))
+		if (gen_copy(nfa, n->a, &r, err))
 			return -1;
 	}
 	/* Skipping a copy skips the rest: every skip goes past the last. */
@@ -439,6 +480,16 @@ static int gen_rep(struct rp_nfa *nfa, const struct node *n, const char **err)
 
 		chain = in->y;
 		in->y = (uint32_t)nfa->n;
+	}
+	extra = nfa->n - r.start - (r.one == SIZE_MAX ? 0 : r.one);
+	nfa->copied = r.copied + r.inner;
+	if (extra > 2) {
+		nfa->copied += extra;
+		if (nfa->copied > 2 * (size_t)RP_NFA_COPIES) {
+			*err = "counted repetitions too large (in all the "
+			       "excludes together, at most a{65536} or a{0,32768})";
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -520,7 +571,7 @@ void rp_nfa_free(struct rp_nfa *nfa)
 	if (!nfa)
 		return;
 	for (size_t i = 0; i < nfa->ncls; i++)
-		free(nfa->cls[i].r);
+		free((void *)nfa->cls[i].set.r);
 	while (nfa->pool) {
 		struct state *st = nfa->pool;
 
@@ -549,7 +600,7 @@ static struct node *parse(struct rp_nfa *nfa, const char *ere, const char **err)
 }
 
 int rp_nfa_compile(struct rp_nfa **out, const char *const *eres, size_t n,
-		   locale_t loc, size_t *bad, char *err, size_t errlen)
+		   size_t *bad, char *err, size_t errlen)
 {
 	struct rp_nfa *nfa = calloc(1, sizeof(*nfa));
 	const char *why = "out of memory";
@@ -558,7 +609,6 @@ int rp_nfa_compile(struct rp_nfa **out, const char *const *eres, size_t n,
 	*bad = n;
 	if (!nfa)
 		goto fail;
-	nfa->loc = loc;
 	pthread_mutex_init(&nfa->lock, NULL);
 	/* Two instructions per character written at most, plus the
 	 * copies of counted repetitions. */
@@ -597,17 +647,13 @@ fail:
 	return -1;
 }
 
-static bool class_has(const struct rp_nfa *nfa, const struct cls *c, uint32_t ch)
+static bool class_has(const struct cls *c, uint32_t ch)
 {
-	bool in = false;
+	bool in = rp_uclass_has(&c->set, ch) ||
+		  (c->digit && rp_uclass_has(&rp_digit, ch)) ||
+		  (c->space && rp_uclass_has(&rp_space, ch)) ||
+		  (c->word && rp_uclass_has(&rp_word, ch));
 
-	for (size_t i = 0; !in && i < c->n; i++)
-		in = ch >= c->r[i].lo && ch <= c->r[i].hi;
-	/* 0xDC80.. stand for undecodable bytes: in no named class. */
-	if (!in && c->alnum && !(ch >= 0xdc80 && ch <= 0xdcff))
-		in = iswalnum_l((wint_t)ch, nfa->loc);
-	if (!in && c->space && !(ch >= 0xdc80 && ch <= 0xdcff))
-		in = iswspace_l((wint_t)ch, nfa->loc);
 	return in != c->neg;
 }
 
@@ -726,7 +772,7 @@ static bool run(const struct rp_nfa *nfa, struct state *st, const char *s)
 				ok = ch != '\n';
 				break;
 			case OP_CLASS:
-				ok = class_has(nfa, &nfa->cls[in->arg], ch);
+				ok = class_has(&nfa->cls[in->arg], ch);
 				break;
 			default:
 				ok = false;

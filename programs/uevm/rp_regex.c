@@ -52,13 +52,14 @@ static void putc_lit(struct sbuf *b, char c)
 	put(b, one);
 }
 
-/* The class escapes \d \s \w inside a bracket, or NULL. */
+/* The class escapes \d \s \w inside a bracket, or NULL: named classes
+ * only rp_nfa.c reads, with Python's meaning (rp_unicode.h). */
 static const char *class_body(char c)
 {
 	switch (c) {
-	case 'd': return "0-9";
-	case 's': return "[:space:]";
-	case 'w': return "[:alnum:]_";
+	case 'd': return "[:d:]";
+	case 's': return "[:s:]";
+	case 'w': return "[:w:]";
 	}
 	return NULL;
 }
@@ -87,6 +88,12 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 				break;
 			c = *p++;
 			if (body) {
+				/* Python: "bad character range \d-z". */
+				if (p[0] == '-' && p[1] && p[1] != ']') {
+					snprintf(err, errlen, "bad character range "
+						 "'\\%c-' in a class", c);
+					goto fail;
+				}
 				put(&items, body);
 				continue;
 			}
@@ -145,6 +152,13 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 	 * POSIX class, collating element or equivalence class. */
 	if (lb)
 		put(b, "[");
+	/* A '^' with nothing before it would negate the class: the '-'
+	 * goes first then ("[-^]"), where it is a literal too. */
+	if (dash && caret && !neg && !rb && !items.len && !lb) {
+		put(b, "-^]");
+		free(items.s);
+		return 0;
+	}
 	if (caret)
 		put(b, "^");
 	if (dash)
@@ -183,14 +197,14 @@ static size_t quantifier_len(const char *p)
 static int translate_escape(char c, struct sbuf *b, char *err, size_t errlen)
 {
 	switch (c) {
-	case 'd': put(b, "[0-9]"); return 0;
-	case 'D': put(b, "[^0-9]"); return 0;
-	case 's': put(b, "[[:space:]]"); return 0;
-	case 'S': put(b, "[^[:space:]]"); return 0;
-	case 'w': put(b, "[[:alnum:]_]"); return 0;
-	case 'W': put(b, "[^[:alnum:]_]"); return 0;
+	case 'd': put(b, "[[:d:]]"); return 0;
+	case 'D': put(b, "[^[:d:]]"); return 0;
+	case 's': put(b, "[[:s:]]"); return 0;
+	case 'S': put(b, "[^[:s:]]"); return 0;
+	case 'w': put(b, "[[:w:]]"); return 0;
+	case 'W': put(b, "[^[:w:]]"); return 0;
 	case 'A': put(b, "^"); return 0;
-	case 'Z': case 'z': put(b, "$"); return 0;
+	case 'Z': put(b, "$"); return 0;
 	case 'n': putc_lit(b, '\n'); return 0;
 	case 't': putc_lit(b, '\t'); return 0;
 	}
@@ -268,7 +282,7 @@ int rp_regex_translate(const char *py, char **out, char *err, size_t errlen)
 		if (c == '\\') {
 			if (translate_escape(p[1], &b, err, errlen))
 				goto fail;
-			last = strchr("AZz", p[1]) ? LAST_NOTHING : LAST_ATOM;
+			last = strchr("AZ", p[1]) ? LAST_NOTHING : LAST_ATOM;
 			p += 2;
 			continue;
 		}
@@ -355,18 +369,6 @@ fail:
 	return -1;
 }
 
-/* A UTF-8 locale (C.UTF-8 is in every glibc since 2.35 and in Debian's
- * before), or 0. */
-static locale_t utf8_locale(void)
-{
-	static const char *const names[] = { "C.UTF-8", "C.utf8", "en_US.UTF-8" };
-	locale_t l = 0;
-
-	for (size_t i = 0; !l && i < sizeof(names) / sizeof(names[0]); i++)
-		l = newlocale(LC_CTYPE_MASK, names[i], 0);
-	return l;
-}
-
 int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
 			size_t n, char *err, size_t errlen)
 {
@@ -388,20 +390,12 @@ int rp_excludes_compile(struct rp_excludes *x, const char *const *pats,
 			goto out;
 		}
 	}
-	x->utf8 = utf8_locale();
-	if (!x->utf8) {
-		snprintf(err, errlen, "excludes: no UTF-8 locale (C.UTF-8) to match "
-			 "paths by characters as Python does");
-		goto out;
-	}
-	if (rp_nfa_compile(&x->nfa, (const char *const *)eres, n, x->utf8, &bad,
-			   why, sizeof(why))) {
+	if (rp_nfa_compile(&x->nfa, (const char *const *)eres, n, &bad, why,
+			   sizeof(why))) {
 		if (bad < n)
 			snprintf(err, errlen, "exclude '%s': %s", pats[bad], why);
 		else
 			snprintf(err, errlen, "excludes: %s", why);
-		freelocale(x->utf8);
-		x->utf8 = 0;
 		goto out;
 	}
 	x->set = true;
@@ -422,9 +416,6 @@ bool rp_excludes_match(const struct rp_excludes *x, const char *path)
 void rp_excludes_free(struct rp_excludes *x)
 {
 	rp_nfa_free(x->nfa);
-	if (x->utf8)
-		freelocale(x->utf8);
 	x->nfa = NULL;
 	x->set = false;
-	x->utf8 = 0;
 }

@@ -11,12 +11,12 @@
  * with a message rather than matched differently, and so is what Python
  * refuses ("nothing to repeat", "multiple repeat").  The regexes are run by rp_nfa.c, not by
  * regcomp (see there why), on paths read as UTF-8 text, so that '.' and
- * counts take a character, as Python's do on the str Keylime matches.
+ * counts take a character and \d \s \w are Python's Unicode classes, as
+ * on the str Keylime matches.
  */
 #ifndef UEVM_RP_REGEX_H
 #define UEVM_RP_REGEX_H
 
-#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "rp_nfa.h"
@@ -24,7 +24,6 @@
 struct rp_excludes {
 	struct rp_nfa *nfa;
 	bool set;		/* false: no excludes, nothing matches */
-	locale_t utf8;		/* for [:alnum:] and [:space:] */
 };
 
 /* Translate one Python regex; *OUT is malloc'ed.  0, or -1 with the
