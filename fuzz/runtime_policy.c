@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Keylime runtime policies as `uevm runtime-policy check` reads them
- * (programs/uevm/rp_json.c, rp_policy.c, rp_regex.c): the JSON reader,
- * the schema checks, the verification-keys keyring and the translation
- * of the excludes.  Properties: an accepted policy finds every name of
- * its maps again with its own list, each list made of schema digests;
- * the excludes compile or are refused with a reason; the parse of a
- * document does not depend on what follows it in memory.
+ * (programs/uevm/rp_json.c, rp_policy.c, rp_regex.c, rp_nfa.c): the JSON
+ * reader, the schema checks, the verification-keys keyring, and the
+ * translation and matching of the excludes.  Properties: an accepted
+ * policy finds every name of its maps again with its own list, each list
+ * made of schema digests; the excludes compile or are refused with a
+ * reason; the parse of a document does not depend on what follows it in
+ * memory.
  */
 #include "fuzz.h"
 #include "prog.h"
