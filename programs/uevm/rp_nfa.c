@@ -200,7 +200,8 @@ static struct node *parse_class(struct parser *ps)
 	ps->p++;
 	/* Sorted and merged, for a binary search per character: a class
 	 * of a thousand characters costs ten steps, not a thousand. */
-	qsort(r, n, sizeof(*r), range_cmp);
+	if (n)
+		qsort(r, n, sizeof(*r), range_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (m && r[i].lo <= r[m - 1].hi + 1) {
 			if (r[i].hi > r[m - 1].hi)
