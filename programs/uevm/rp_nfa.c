@@ -405,6 +405,20 @@ static long emit(struct rp_nfa *nfa, enum op op, uint32_t arg, const char **err)
 
 static int gen(struct rp_nfa *nfa, const struct node *n, const char **err);
 
+/* Jumps whose target is the end of what is being written, not known
+ * while writing it: each one's y (or x) holds the next one's index + 1,
+ * CHAIN the last one's.  Point them all at the next instruction. */
+static void resolve(struct rp_nfa *nfa, uint32_t chain, bool via_y)
+{
+	while (chain) {
+		struct inst *in = &nfa->prog[chain - 1];
+		uint32_t *to = via_y ? &in->y : &in->x;
+
+		chain = *to;
+		*to = (uint32_t)nfa->n;
+	}
+}
+
 /* One copy of X, for a count.  For the first one, its size goes to
  * r->one and the copies its own counts made to r->inner (the other
  * copies' are in what the count adds beyond the first). */
@@ -435,28 +449,24 @@ static int gen_rep(struct rp_nfa *nfa, const struct node *n, const char **err)
 {
 	struct rep r = { nfa->n, SIZE_MAX, nfa->copied, 0 };
 	size_t extra;
+	uint32_t fixed, chain = 0;	/* chain: the optional copies' SPLITs */
 	long split, loop;
-	uint32_t chain = 0;	/* the optional copies' SPLITs, + 1, via y */
 
+	/* The copies every match needs; for "x{m,}" with m > 0 the last
+	 * of them loops back on itself below (one more copy for an "x*"
+	 * would double the program at each level of "((x+)+)+"). */
+	fixed = n->max == UINT32_MAX && n->min ? n->min - 1 : n->min;
+	for (uint32_t i = 0; i < fixed; i++)
+		if (gen_copy(nfa, n->a, &r, err))
+			return -1;
 	if (n->max == UINT32_MAX && n->min) {
-		/* "x{m,}", m > 0: m - 1 copies, then x looping back on
-		 * itself; one more copy for a "x*" would double the program
-		 * at each level of "((x+)+)+". */
-		for (uint32_t i = 1; i < n->min; i++)
-			if (gen_copy(nfa, n->a, &r, err))
-				return -1;
 		loop = (long)nfa->n;
 		if (gen_copy(nfa, n->a, &r, err) ||
 		    (split = emit(nfa, OP_SPLIT, 0, err)) < 0)
 			return -1;
 		nfa->prog[split].x = (uint32_t)loop;
 		nfa->prog[split].y = (uint32_t)split + 1;
-	} else {
-		for (uint32_t i = 0; i < n->min; i++)
-			if (gen_copy(nfa, n->a, &r, err))
-				return -1;
-	}
-	if (n->max == UINT32_MAX && !n->min) {
+	} else if (n->max == UINT32_MAX) {
 		loop = emit(nfa, OP_SPLIT, 0, err);
 		if (loop < 0 || gen_copy(nfa, n->a, &r, err) ||
 		    emit(nfa, OP_JMP, 0, err) < 0)
@@ -464,23 +474,19 @@ static int gen_rep(struct rp_nfa *nfa, const struct node *n, const char **err)
 		nfa->prog[nfa->n - 1].x = (uint32_t)loop;
 		nfa->prog[loop].x = (uint32_t)loop + 1;
 		nfa->prog[loop].y = (uint32_t)nfa->n;
-	}
-	for (uint32_t i = n->min; n->max != UINT32_MAX && i < n->max; i++) {
-		split = emit(nfa, OP_SPLIT, 0, err);
-		if (split < 0)
-			return -1;
-		nfa->prog[split].x = (uint32_t)split + 1;
-		nfa->prog[split].y = chain;
-		chain = (uint32_t)split + 1;
-		if (gen_copy(nfa, n->a, &r, err))
-			return -1;
-	}
-	/* Skipping a copy skips the rest: every skip goes past the last. */
-	while (chain) {
-		struct inst *in = &nfa->prog[chain - 1];
-
-		chain = in->y;
-		in->y = (uint32_t)nfa->n;
+	} else {
+		for (uint32_t i = n->min; i < n->max; i++) {
+			split = emit(nfa, OP_SPLIT, 0, err);
+			if (split < 0)
+				return -1;
+			nfa->prog[split].x = (uint32_t)split + 1;
+			nfa->prog[split].y = chain;
+			chain = (uint32_t)split + 1;
+			if (gen_copy(nfa, n->a, &r, err))
+				return -1;
+		}
+		/* Skipping a copy skips the rest. */
+		resolve(nfa, chain, true);
 	}
 	extra = nfa->n - r.start - (r.one == SIZE_MAX ? 0 : r.one);
 	nfa->copied = r.copied + r.inner;
@@ -496,7 +502,7 @@ static int gen_rep(struct rp_nfa *nfa, const struct node *n, const char **err)
 }
 
 /* (a | (b | (c ...))): a SPLIT before each branch but the last, a JMP
- * after each to the end (chained through x until the end is known). */
+ * after each to the end. */
 static int gen_alt(struct rp_nfa *nfa, const struct node *n, const char **err)
 {
 	uint32_t chain = 0;
@@ -506,22 +512,17 @@ static int gen_alt(struct rp_nfa *nfa, const struct node *n, const char **err)
 		split = emit(nfa, OP_SPLIT, 0, err);
 		if (split < 0 || gen(nfa, n->a, err))
 			return -1;
-		jmp = emit(nfa, OP_JMP, chain, err);
+		jmp = emit(nfa, OP_JMP, 0, err);
 		if (jmp < 0)
 			return -1;
+		nfa->prog[jmp].x = chain;
 		chain = (uint32_t)jmp + 1;
 		nfa->prog[split].x = (uint32_t)split + 1;
 		nfa->prog[split].y = (uint32_t)nfa->n;
 	}
 	if (gen(nfa, n, err))
 		return -1;
-	while (chain) {
-		struct inst *in = &nfa->prog[chain - 1];
-
-		chain = in->arg;
-		in->arg = 0;
-		in->x = (uint32_t)nfa->n;
-	}
+	resolve(nfa, chain, false);
 	return 0;
 }
 

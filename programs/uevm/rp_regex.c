@@ -138,8 +138,10 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 		goto fail;
 	}
 	*pp = p + 1;
-	if (!neg && !rb && !items.len && caret && !dash && !lb) {
-		put(b, "\\^");
+	/* A '^' with nothing before it would negate the class: alone it
+	 * is an escaped literal, with a '-' the '-' goes first ("[-^]"). */
+	if (caret && !neg && !rb && !items.len && !lb) {
+		put(b, dash ? "[-^]" : "\\^");
 		free(items.s);
 		return 0;
 	}
@@ -152,13 +154,6 @@ static int translate_bracket(const char **pp, struct sbuf *b, char *err,
 	 * POSIX class, collating element or equivalence class. */
 	if (lb)
 		put(b, "[");
-	/* A '^' with nothing before it would negate the class: the '-'
-	 * goes first then ("[-^]"), where it is a literal too. */
-	if (dash && caret && !neg && !rb && !items.len && !lb) {
-		put(b, "-^]");
-		free(items.s);
-		return 0;
-	}
 	if (caret)
 		put(b, "^");
 	if (dash)
