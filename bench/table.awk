@@ -102,6 +102,35 @@ function ceiling_row(work, n, tool, T, fps_target,    x, r, f) {
 			x * 1e6 / f, r, wall(n ".openssl.wall") / wall(n "." tool ".wall"), T
 }
 
+# Row 6 split (bench/uevmd.sh): the same storm under policies that do less.
+function split_row(work, k, c) {
+	printf "| %s | %.1f us | %s |\n", work, v["uevmd." k "_ns"] / 1000,
+		has("uevmd." c "_ns") ? sprintf("%.1f us", v["uevmd." c "_ns"] / 1000) : "-"
+}
+function split_table() {
+	if (!need("uevmd.bare_open_ns", "uevmd.other_open_ns", "uevmd.measure_open_ns",
+		  "uevmd.appraise_open_ns") || !need("uevmd.first_open_ns", "uevmd.cost_reads_ns"))
+		return
+	print ""
+	print "Row 6 split: the same first-appraisal storm under policies that do less (a fresh"
+	print "daemon each, median of 3 runs), and what the reads uevmd makes for every event cost"
+	print "here, each timed alone (bench/uevmd-storm.c costs):"
+	print ""
+	print "| uevmd first appraisal of a 4 KiB file | latency an open | uevmd CPU an event |"
+	print "|---|---|---|"
+	split_row("the fanotify round trip alone (a responder allowing all)", "bare_open", "")
+	split_row("event path only: the policy's one rule is another user's (credentials, open flags, name; nothing hashed)",
+		  "other_open", "other_cpu")
+	split_row("measurement alone", "measure_open", "measure_cpu")
+	split_row("appraisal alone", "appraise_open", "appraise_cpu")
+	split_row("both (row 6)", "first_open", "first_cpu")
+	printf "| reads of every event, each alone: /proc/PID/status %.1f, loginuid %.1f, sessionid %.1f, syscall %.1f, the fd's name %.1f | %.1f us (with the round trip: %.1f us) | - |\n",
+		v["uevmd.cost.proc_status"] / 1000, v["uevmd.cost.proc_loginuid"] / 1000,
+		v["uevmd.cost.proc_sessionid"] / 1000, v["uevmd.cost.proc_syscall"] / 1000,
+		v["uevmd.cost.fd_readlink"] / 1000, v["uevmd.cost_reads_ns"] / 1000,
+		(v["uevmd.cost_reads_ns"] + v["uevmd.bare_open_ns"]) / 1000
+}
+
 END {
 	mb = has("uevmfs.size_mb") ? v["uevmfs.size_mb"] " MiB" : "large"
 	print "| # | work | uevm | peer (same run) | ratio | target | status |"
@@ -136,6 +165,7 @@ END {
 	cpu_row("label, /usr/lib copy", "lib", "label")
 	cpu_row("label, 4 KiB files", "small4k", "label")
 	cpu_row("verify, 4 KiB files", "small4k", "verify")
+	split_table()
 	if (!has("usr.label.ceiling") && !has("lib.label.ceiling") && !has("small4k.label.ceiling") &&
 	    !has("uevmfs.write.ceiling") && !has("uevmd.bare_open_ns"))
 		exit

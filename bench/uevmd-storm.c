@@ -10,18 +10,27 @@
  *                                  and allow every open at once, reading
  *                                  nothing; prints "ready" once the mark
  *                                  stands, runs until SIGTERM
+ *   uevmd-storm costs FILE         what the reads uevmd makes for every
+ *                                  event cost here, each timed alone: the
+ *                                  /proc files of a thread blocked in a
+ *                                  system call (a child waiting on a pipe,
+ *                                  as an opener waits for the answer), the
+ *                                  name of FILE's fd, its stat and label
  *
  * open and exec print "ns N" (total wall-clock nanoseconds) and "ops N";
  * they exit 1 if any open or exec failed, so that a refused file cannot
- * look fast.
+ * look fast.  costs prints "cost NAME NANOSECONDS" lines.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,6 +134,90 @@ static int answer(const char *dir)
 	}
 }
 
+/* ns per call of READ_ONE, best of 5 rounds of N calls (the machine's
+ * noise only adds). */
+#define COST(name, n, stmt)						\
+	do {								\
+		long long best_ = -1;					\
+		for (int r_ = 0; r_ < 5; r_++) {			\
+			long long t_ = now_ns();			\
+			for (int i_ = 0; i_ < (n); i_++) {		\
+				stmt;					\
+			}						\
+			t_ = (now_ns() - t_) / (n);			\
+			if (best_ < 0 || t_ < best_)			\
+				best_ = t_;				\
+		}							\
+		printf("cost %s %lld\n", name, best_);		\
+	} while (0)
+
+/* open, read and close one /proc file (exit 1 on failure: a cost of
+ * nothing must not pass for a cheap read) */
+static void proc_read(const char *path)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+static int costs(const char *file)
+{
+	char status[64], loginuid[64], sessionid[64], sysc[64], fdlink[64], name[4096], val[256];
+	int pfd[2], fd, st = 0;
+	struct stat sb;
+	pid_t child;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pipe(pfd) < 0) {
+		perror(file);
+		return 1;
+	}
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {	/* blocked in read until the pipe closes */
+		char c;
+
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) < 0);
+	}
+	close(pfd[0]);
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)child);
+	snprintf(loginuid, sizeof(loginuid), "/proc/%d/loginuid", (int)child);
+	snprintf(sessionid, sizeof(sessionid), "/proc/%d/sessionid", (int)child);
+	snprintf(sysc, sizeof(sysc), "/proc/%d/syscall", (int)child);
+	snprintf(fdlink, sizeof(fdlink), "/proc/self/fd/%d", fd);
+	/* Wait until the child sits in its read: /proc/PID/syscall then
+	 * shows the call (a running thread shows "running"). */
+	for (;;) {
+		char buf[64] = "";
+		int s = open(sysc, O_RDONLY | O_CLOEXEC);
+
+		if (s < 0 || read(s, buf, sizeof(buf) - 1) < 0)
+			return 1;
+		close(s);
+		if (strncmp(buf, "running", 7))
+			break;
+		sched_yield();
+	}
+	COST("proc_status", 2000, proc_read(status));
+	COST("proc_loginuid", 2000, proc_read(loginuid));
+	COST("proc_sessionid", 2000, proc_read(sessionid));
+	COST("proc_syscall", 2000, proc_read(sysc));
+	COST("fd_readlink", 2000, if (readlink(fdlink, name, sizeof(name)) < 0) return 1);
+	COST("fstat", 20000, if (fstat(fd, &sb) < 0) return 1);
+	COST("getxattr_absent", 20000, fgetxattr(fd, "system.posix_acl_access", val, sizeof(val)));
+	close(pfd[1]);
+	waitpid(child, &st, 0);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "open"))
@@ -133,6 +226,8 @@ int main(int argc, char **argv)
 		return storm_exec(argv[2], atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "answer"))
 		return answer(argv[2]);
-	fprintf(stderr, "usage: %s open LIST PASSES | exec PATH N | answer DIR\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "costs"))
+		return costs(argv[2]);
+	fprintf(stderr, "usage: %s open LIST PASSES | exec PATH N | answer DIR | costs FILE\n", argv[0]);
 	return 2;
 }

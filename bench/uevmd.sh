@@ -23,7 +23,11 @@
 # kept without fdatasync).  The first appraisal is the median of 3
 # runs (a fresh daemon each); the cached rows the median of 9 rounds.
 # Beside the first appraisal, its floor: the same storm answered by a
-# responder that allows every open at once (uevmd-storm answer).
+# responder that allows every open at once (uevmd-storm answer); and its
+# split: the storm under a policy whose one rule is another user's (the
+# event path alone), under measurement alone and under appraisal alone,
+# with uevmd's CPU time an event, and what each read the event path makes
+# costs here when timed alone (uevmd-storm costs).
 #
 # Usage: bench/uevmd.sh BUILD_DIR     (make bench-uevmd; root)
 #        BENCH_FILES=N (default 2000) files in the tree,
@@ -124,14 +128,39 @@ echo "native: the same files on a twin ext4 mount that uevmd does not watch; cac
 storm open "$WORK/list" 1 >/dev/null	# warm the page cache
 storm open "$WORK/list.native" 1 >/dev/null
 
+# uevmd's CPU time so far, all threads (ns, from the scheduler's accounting)
+cpu_ns() {
+	cat /proc/"$UEVMD_PID"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
 # ---- uevmd: first appraisal (a fresh daemon each run: empty cache, no marks)
-f=()
-for _ in 1 2 3; do
-	start_uevmd
-	f+=("$(storm open "$WORK/list" 1)")
-	stop_uevmd
-done
-first_open=$(median "${f[@]}")
+# Beside the whole policy, three others split the time (each run with a
+# fresh daemon, median of 3): a policy whose one rule is another user's
+# (every open still reaches uevmd, which reads the opener's credentials,
+# open flags and the file's name, matches and answers; nothing is hashed),
+# measurement alone and appraisal alone.
+cp "$WORK/policy" "$WORK/policy.full"
+first() {	# POLICY: median ns of 3 first-appraisal storms in $ns, CPU ns an event in $cpu
+	local p=$1 t=() c=() c0
+	cp "$WORK/policy.$p" "$WORK/policy"
+	for _ in 1 2 3; do
+		start_uevmd
+		c0=$(cpu_ns)
+		t+=("$(storm open "$WORK/list" 1)")
+		c+=($(( ($(cpu_ns) - c0) / N )))
+		stop_uevmd
+	done
+	cp "$WORK/policy.full" "$WORK/policy"
+	cpu=$(median "${c[@]}")
+	ns=$(median "${t[@]}")
+}
+echo "measure func=FILE_CHECK mask=MAY_READ uid=65534" >"$WORK/policy.other"
+echo "measure func=FILE_CHECK mask=MAY_READ" >"$WORK/policy.measure"
+echo "appraise func=FILE_CHECK" >"$WORK/policy.appraise"
+first full; first_open=$ns first_cpu=$cpu
+first other; other_open=$ns other_cpu=$cpu
+first measure; measure_open=$ns measure_cpu=$cpu
+first appraise; appraise_open=$ns appraise_cpu=$cpu
 
 # ---- the floor under any fanotify appraiser ---------------------------------
 # The same storm against a responder that allows every open at once and
@@ -185,6 +214,20 @@ result uevmd.cached_open_ns "$cached_open"
 result uevmd.native_exec_ns "$native_exec"
 result uevmd.cached_exec_ns "$cached_exec"
 result uevmd.files "$N"
+for k in first other measure appraise; do
+	key=${k}_cpu
+	result "uevmd.${k}_cpu_ns" "${!key}"
+done
+result uevmd.other_open_ns "$other_open"
+result uevmd.measure_open_ns "$measure_open"
+result uevmd.appraise_open_ns "$appraise_open"
+# What the event path's reads cost here, each timed alone (uevmd-storm costs)
+"$WORK/storm" costs "$(head -n 1 "$WORK/list")" >"$WORK/costs" || die "uevmd-storm costs failed"
+costs=()
+while read -r _ name ns; do
+	result "uevmd.cost.$name" "$ns"
+	costs+=("$name $ns")
+done <"$WORK/costs"
 printf '\n%-44s %10s %10s %8s %s\n' "" "native" "uevmd" "ratio" "target"
 printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, cached (ignore marks)" \
 	"$(us "$native_open")" "$(us "$cached_open")" "$(ratio "$cached_open" "$native_open")x" \
@@ -196,6 +239,27 @@ printf '%-44s %8s    %8s us\n' "  of which uevmd's appraisal + measurement" "" "
 printf '%-44s %8s us %8s us %8s %s\n' "open+read+close, a responder allowing all" \
 	"$(us "$native_open")" "$(us "$bare_open")" "$(ratio "$bare_open" "$native_open")x" \
 	"(the fanotify round trip alone: the floor)"
+echo
+echo "first appraisal, split (a fresh daemon each, median of 3 runs; uevmd's CPU time an event, all threads):"
+split_row() {	# label ns cpu_ns
+	printf '  %-58s %8s us   CPU %6s us\n' "$1" "$(us "$2")" "$(us "$3")"
+}
+printf '  %-58s %8s us\n' "the fanotify round trip alone (a responder allowing all)" "$(us "$bare_open")"
+split_row "event path: a rule for another user (nothing hashed)" "$other_open" "$other_cpu"
+split_row "measurement alone (hash, list entry)" "$measure_open" "$measure_cpu"
+split_row "appraisal alone (hash, security.ima, security.evm HMAC)" "$appraise_open" "$appraise_cpu"
+split_row "both (the row above, the policy of the table)" "$first_open" "$first_cpu"
+echo "  reads the event path makes for every event, each timed alone here (uevmd-storm costs):"
+reads=0
+for c in "${costs[@]}"; do
+	read -r name ns <<<"$c"
+	printf '    %-22s %6s us\n' "$name" "$(us "$ns")"
+	case $name in proc_*|fd_readlink) reads=$((reads + ns)) ;; esac
+done
+result uevmd.cost_reads_ns "$reads"
+printf '    %-22s %6s us  (the /proc reads and the name; with the round trip: %s us)\n' \
+	"sum" "$(us "$reads")" "$(us $((reads + bare_open)))"
+echo
 printf '%-44s %8s us %8s us %8s %s\n' "fork+exec+wait of a small binary, cached" \
 	"$(us "$native_exec")" "$(us "$cached_exec")" "$(ratio "$cached_exec" "$native_exec")x" \
 	"<= 1.05x: $(meets "$(ratio "$cached_exec" "$native_exec")" 1.05)"

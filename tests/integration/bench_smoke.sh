@@ -5,7 +5,8 @@
 #  - it exits 0 and its table has every row of issue 17, each with uevm's
 #    figure, its peer's, a ratio, the target and met / NOT met;
 #  - the table names the machine (CPUs, SHA-NI, kernel, OpenSSL) and the
-#    runs, the CPU-time rows and the scaling table are there, and
+#    runs, the CPU-time rows, row 6's split and the scaling table are
+#    there, and
 #    scaling.png is a PNG image;
 #  - the system trees it copies keep their attributes, and it leaves no
 #    copy, mount or daemon behind, also when stopped in the middle.
@@ -73,6 +74,16 @@ for w in label verify; do
 done
 expect_match "floor row: uevmd's first appraisal against a bare fanotify responder" \
 	"^\| uevmd: first appraisal of a 4 KiB file \(a responder that allows every open at once, reading nothing: the fanotify round trip\) \| - \| $num us \| $num us \| <= 60 us \|$" "$table"
+# Row 6's split: the same storm under policies that do less, uevmd's CPU
+# time an event, and the per-event reads timed alone.
+expect_match "split row: the bare round trip" \
+	"^\| the fanotify round trip alone \(a responder allowing all\) \| $num us \| - \|$" "$table"
+for w in "event path only: the policy's one rule is another user's \(credentials, open flags, name; nothing hashed\)" \
+	 "measurement alone" "appraisal alone" "both \(row 6\)"; do
+	expect_match "split row: $w, latency and uevmd's CPU" "^\| $w \| $num us \| $num us \|$" "$table"
+done
+expect_match "split row: the per-event reads, each timed alone, and their sum with the round trip" \
+	"^\| reads of every event, each alone: /proc/PID/status $num, loginuid $num, sessionid $num, syscall $num, the fd's name $num \| $num us \(with the round trip: $num us\) \| - \|$" "$table"
 expect_match "ceiling row: uevmfs's write against one SHA-256 stream" \
 	"^\| uevmfs: write \+ close, 8 MiB file \(close waits for the file's SHA-256, one stream: $num MB/s\) \| - \| ${num}x \| ${num}x \| >= 0\.60x \|$" "$table"
 for s in 4 64 1024; do
