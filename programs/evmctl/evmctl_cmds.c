@@ -239,13 +239,15 @@ static int verify_evm(const struct uevm_certset *set, const char *file)
 		log_err("unknown hash algo: %s\n", file);
 		return -1;
 	}
+	/* A hash this OpenSSL cannot compute leaves nothing verified: a
+	 * failure (evmctl's calc_evm_hash returns 1 there), never "OK". */
 	if (!uevm_hash_algo_available(algo)) {
 		log_err("EVP_get_digestbyname(%s) failed\n", uevm_hash_algo_name(algo));
-		return 0;
+		return 1;
 	}
 	mdlen = ev_calc_evm(AT_FDCWD, file, algo, false, NULL, hash);
 	if (mdlen <= 1)
-		return mdlen;
+		return mdlen < 0 ? mdlen : 1;
 	if (sig[0] == EVM_IMA_XATTR_DIGSIG && sig[1] == 3) {
 		/* What sign -i writes: evmctl's imaevm_verify_hash takes
 		 * version 3 for sigv3, which it computes for fs-verity only. */
@@ -375,7 +377,7 @@ int ev_ima_verify_signature2(const struct uevm_certset *set, const char *file,
 		return ev_verify_hash(set, file, algo, digest, digest_len, sig, len);
 	hashlen = ev_calc_hash(AT_FDCWD, file, ev_hash_algo_ossl_name(algo), hash);
 	if (hashlen <= 1)
-		return hashlen;
+		return hashlen < 0 ? hashlen : 1;	/* nothing hashed: never "OK" */
 	return ev_verify_hash(set, file, algo, hash, hashlen, sig, len);
 }
 

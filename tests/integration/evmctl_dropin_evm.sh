@@ -237,3 +237,42 @@ same "ima_hash -r through a symlink to the tree" "" ima_hash -r treelink
 same "ima_hash -r of a file" "" ima_hash -r f
 same "sign -r" "" sign -r -u -k "$KEY" tree
 same "sign -r -i" "" sign -r -i -k "$KEY" tree
+
+# ---- verify of a signature naming a hash this OpenSSL cannot compute ---------------
+# An offline attacker writes security.evm (type 03 or the portable 05) or
+# security.ima (03) whose algorithm byte names a hash the kernel knows but
+# OpenSSL 3 does not have (rmd128, wp256, tgr128, tgr192, streebog256), and
+# fills the rest with anything.  Nothing can be checked, so it fails: evmctl
+# exits 1 (its calc_evm_hash / calc_hash return 1 there), the kernel
+# refuses (-ENOPKG).  uevm said "verification is OK", exit 0, for EVM.
+# Debian's 1.4 prints the name as "(null)": only the status is compared.
+printf 'planted\n' >planted
+setfattr -n security.ima -v 0x0401 planted
+for a in 08:rmd128 0b:wp256 0e:tgr128 10:tgr192 12:streebog256; do
+	id=${a%%:*} name=${a#*:}
+	for t in 03 05; do
+		setfattr -n security.evm -v "0x${t}02${id}45f725680004deadbeef" planted
+		"$DEB" verify -k "$CERT" planted >/dev/null 2>&1 </dev/null
+		rc_deb=$?
+		expect_eq "evmctl 1.4 fails verify of a type-$t EVM signature naming $name" 1 "$rc_deb"
+		for form in link uevm; do
+			run_form "$form" -v verify -k "$CERT" planted >"$T/u.out" 2>&1 </dev/null
+			expect_eq "verify of a type-$t EVM signature naming $name [$form]: exit status as evmctl's" \
+				"$rc_deb" "$?"
+			expect_match "... [$form]: says the hash is missing" \
+				"^EVP_get_digestbyname\\($name\\) failed$" "$(cat "$T/u.out")"
+			expect_eq "... [$form]: never says OK" 0 "$(grep -c 'verification is OK' "$T/u.out")"
+		done
+	done
+	setfattr -n security.ima -v "0x0302${id}45f725680004deadbeef" planted
+	"$DEB" ima_verify -k "$CERT" planted >/dev/null 2>&1 </dev/null
+	rc_deb=$?
+	expect_eq "evmctl 1.4 fails ima_verify of a signature naming $name" 1 "$rc_deb"
+	for form in link uevm; do
+		run_form "$form" -v ima_verify -k "$CERT" planted >"$T/u.out" 2>&1 </dev/null
+		expect_eq "ima_verify of a signature naming $name [$form]: exit status as evmctl's" \
+			"$rc_deb" "$?"
+		expect_eq "... [$form]: never says OK" 0 "$(grep -c 'verification is OK' "$T/u.out")"
+	done
+	setfattr -n security.ima -v 0x0401 planted
+done
