@@ -86,6 +86,8 @@ struct wanted {
 	uint64_t pcrs;		/* PCRs a measure rule could name */
 	int default_pcr;	/* the list's, for rules without pcr= */
 	unsigned int flags;	/* IMA_DIGSIG_REQUIRED, ... of appraise rules */
+	bool has_algos;		/* one of them has appraise_algos= */
+	unsigned int algos;	/* the algorithms all of those allow */
 };
 
 static void possible_actions(const struct ima_policy *p,
@@ -112,8 +114,14 @@ static void possible_actions(const struct ima_policy *p,
 			if (r->action & IMA_MEASURE)
 				w->pcrs |= 1ULL << ((r->flags & IMA_PCR) ? r->pcr
 									 : w->default_pcr);
-			if (r->action & IMA_APPRAISE)
+			if (r->action & IMA_APPRAISE) {
 				w->flags |= r->flags & IMA_NONACTION_FLAGS;
+				if (r->flags & IMA_VALIDATE_ALGOS) {
+					w->algos = w->has_algos ? w->algos & r->allowed_algos
+								: r->allowed_algos;
+					w->has_algos = true;
+				}
+			}
 		}
 		if (m == MATCH_YES)
 			decided |= family;
@@ -153,6 +161,17 @@ static bool all_done(const struct integrity_iint_cache *iint,
 			return false;
 		if ((w->flags & IMA_DIGSIG_REQUIRED) && !(flags & IMA_DIGSIG))
 			return false;
+		/* appraise_algos=: the label's algorithm (the one its digest
+		 * was collected with) must be allowed, or every open is
+		 * checked, where ima_file_check denies it. */
+		if (w->has_algos) {
+			uint8_t d[UEVM_MAX_DIGEST_SIZE];
+			int algo;
+
+			if (integrity_iint_digest(iint, d, &algo) < 0 || algo < 0 ||
+			    algo >= 32 || !(w->algos & (1U << algo)))
+				return false;
+		}
 	}
 	if ((w->action & IMA_MEASURE) &&
 	    (integrity_iint_measured_pcrs(iint) & w->pcrs) != w->pcrs)

@@ -213,6 +213,18 @@ static int collect_algo(const struct uevm_ctx *ctx, const uint8_t *xval,
 	return ctx->cfg.hash_algo;
 }
 
+/* ima_get_hash_algo: the algorithm the label names (its digest's or its
+ * signature's); the default without a label.  Unlike collect_algo, one
+ * this OpenSSL lacks is still named, so appraise_algos= judges the label. */
+static int label_algo(const struct uevm_ctx *ctx, const uint8_t *xval, ssize_t xlen)
+{
+	struct uevm_xattr_value iv;
+
+	if (xlen > 0 && ima_xattr_parse(xval, (size_t)xlen, &iv) == 0 && iv.algo >= 0)
+		return iv.algo;
+	return ctx->cfg.hash_algo;
+}
+
 /* A write open while a reader that was measured has the file open: its
  * measurement no longer tells what it reads.  Reported once per reader
  * measurement, whatever this open's own policy action. */
@@ -246,10 +258,11 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	const char *cause = NULL;
 	uint8_t *xval = NULL;
 	size_t xsize = 0;
-	ssize_t xlen;
+	ssize_t xlen = -ENODATA;
 	char fsname[32];
 	int pcr, ret = 0;
-	bool measure, do_appraise, do_audit, fresh, have_hashed = false;
+	bool measure, do_appraise, do_audit, fresh, have_hashed = false, read_x = false;
+	bool pass;
 	struct stat now, hashed;
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
@@ -297,6 +310,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		goto decide;	/* all done before, for this content */
 
 	xlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &xval, &xsize);
+	read_x = true;
 	if (integrity_iint_digest(iint, dig.d, &dig.algo) < 0 ||
 	    dig.algo != collect_algo(s->ctx, xval, xlen)) {
 		dig.algo = collect_algo(s->ctx, xval, xlen);
@@ -338,19 +352,36 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		integrity_iint_set_flags(iint, IMA_AUDITED, 0);
 	}
 decide:
+	pass = is_pass(st);
+	/* appraise_algos=: content that passed must also carry a label made
+	 * with an allowed algorithm, at every access (cached or not), as the
+	 * kernel checks after appraisal ("denied-hash-algorithm"). */
+	if ((res.action & IMA_APPRAISE) && res.allowed_algos && pass) {
+		int algo;
+
+		if (!read_x)
+			xlen = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &xval, &xsize);
+		algo = label_algo(s->ctx, xval, xlen);
+		if (algo < 0 || algo >= 32 || !(res.allowed_algos & (1U << algo))) {
+			pass = false;
+			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
+					    ev->cred, "collect_data",
+					    "denied-hash-algorithm", -EACCES, false);
+		}
+	}
 	/* Opened for writing a good (or new) file: rehash at the last close. */
 	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
-	    (is_pass(st) || (integrity_iint_flags(iint) & IMA_NEW_FILE)))
+	    (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE)))
 		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
 	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
-	    (is_pass(st) || !(res.action & IMA_APPRAISE) ||
+	    (pass || !(res.action & IMA_APPRAISE) ||
 	     integrity_sys_mode(s) != INTEGRITY_MODE_ENFORCE))
 		integrity_iint_add_writer(iint, 1);
 	integrity_iint_unlock(iint);
 	integrity_iint_put(s->cache, iint);
 	free(xval);
 	(void)cause;
-	if ((res.action & IMA_APPRAISE) && !is_pass(st) &&
+	if ((res.action & IMA_APPRAISE) && !pass &&
 	    integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE)
 		return -EACCES;
 	return 0;
