@@ -152,11 +152,15 @@ static bool is_pass(enum integrity_status st)
 
 /* Is everything W asks for done in IINT for FUNC? (IINT locked) */
 static bool all_done(const struct integrity_iint_cache *iint,
-		     enum ima_hooks func, const struct wanted *w)
+		     enum ima_hooks func, int mask, const struct wanted *w)
 {
 	uint32_t flags = integrity_iint_flags(iint);
 
 	if (w->action & IMA_APPRAISE) {
+		/* A write open of a signed file is refused (ima_file_check):
+		 * it must be seen, so no mark may stand for one. */
+		if ((mask & MAY_WRITE) && (flags & (IMA_DIGSIG | IMA_NEW_FILE)) == IMA_DIGSIG)
+			return false;
 		if (!is_pass(integrity_iint_ima_status(iint, func)))
 			return false;
 		if ((w->flags & IMA_DIGSIG_REQUIRED) && !(flags & IMA_DIGSIG))
@@ -220,7 +224,7 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 			struct wanted w = { .default_pcr = ima_store_default_pcr(s) };
 
 			possible_actions(p, &ff, (enum ima_hooks)func, masks[i], &w);
-			ok = all_done(iint, (enum ima_hooks)func, &w);
+			ok = all_done(iint, (enum ima_hooks)func, masks[i], &w);
 		}
 	}
 	/* Write opens will not be seen: a write open of this good content

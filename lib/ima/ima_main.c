@@ -225,6 +225,20 @@ static int label_algo(const struct uevm_ctx *ctx, const uint8_t *xval, ssize_t x
 	return ctx->cfg.hash_algo;
 }
 
+/* Is F's security.ima a signature now?  (An unreadable label counts as
+ * one: never overwritten on a guess.) */
+static bool label_is_signature(const struct uevm_file *f)
+{
+	uint8_t *v = NULL;
+	size_t size = 0;
+	ssize_t n = uevm_getxattr_alloc(f, XATTR_NAME_IMA, &v, &size);
+	bool sig = n < 0 ? n != -ENODATA
+			 : n > 0 && (v[0] == EVM_IMA_XATTR_DIGSIG || v[0] == IMA_VERITY_DIGSIG);
+
+	free(v);
+	return sig;
+}
+
 /* A write open while a reader that was measured has the file open: its
  * measurement no longer tells what it reads.  Reported once per reader
  * measurement, whatever this open's own policy action. */
@@ -369,6 +383,18 @@ decide:
 					    "denied-hash-algorithm", -EACCES, false);
 		}
 	}
+	/* process_measurement's out_locked: a signed file is not opened for
+	 * writing under an appraise rule (unless it is new): no content
+	 * written could carry its signature, and it is never relabelled
+	 * with a hash instead. */
+	if ((ev->mask & MAY_WRITE) && (res.action & IMA_APPRAISE) &&
+	    (integrity_iint_flags(iint) & (IMA_DIGSIG | IMA_NEW_FILE)) == IMA_DIGSIG) {
+		if (pass)
+			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
+					    ev->cred, "appraise_data",
+					    "write-to-signed-file", -EACCES, false);
+		pass = false;
+	}
 	/* Opened for writing a good (or new) file: rehash at the last close. */
 	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
 	    (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE)))
@@ -417,8 +443,10 @@ UEVM_EXPORT void ima_file_free(struct integrity_sys *s,
 	flags = integrity_iint_flags(iint);
 	integrity_iint_set_flags(iint, 0, IMA_UPDATE_XATTR | IMA_NEW_FILE);
 	/* Only a file that was good, or new, gets a new hash: a failing file
-	 * stays failing, and a signature is never replaced by a hash. */
-	if ((flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) && !(flags & IMA_DIGSIG)) {
+	 * stays failing, and a signature is never replaced by a hash (the
+	 * label on disk decides: the cached flag went with the content). */
+	if ((flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) && !(flags & IMA_DIGSIG) &&
+	    !label_is_signature(f)) {
 		dig.algo = s->ctx->cfg.hash_algo;
 		if (ev->written_digest && ev->written_algo == dig.algo &&
 		    !ev->changed_elsewhere) {

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Policy keywords an attack review found accepted but not enforced as the
+# kernel enforces them, each performed against the running daemon (and
+# `uevmd --check` where it applies):
+#  - a signed file opened for writing under an appraise rule is refused
+#    (process_measurement's out_locked: IMA_DIGSIG and not new), for root
+#    and for the file's own user, read before or not; its signature is
+#    never replaced by a hash label the daemon makes (before, the write
+#    went through and the close relabelled it);
+#  - where the write open is not appraised (mask=MAY_READ), the write goes
+#    through, the signature stays, and the changed file is then refused;
+#  - digest_type=verity: uevm cannot read fs-verity digests, so a rule
+#    that requires one refuses every file (verity-signature-required), an
+#    ordinary signature included, and such a measure rule records nothing
+#    (no-verity-digest), as the kernel does for a file without fs-verity.
+source "$(dirname "$0")/../lib.sh"
+source "$TESTS_DIR/uevmd_lib.sh"
+source "$TESTS_DIR/sig_ref.sh"
+
+make_image || { fail "loop-mounted ext4 image"; exit 1; }
+make_key "$T/key"
+mkdir -p "$T/sig"
+SIG_KEYS="rsa2048" make_sig_keys "$T/sig" || { fail "openssl makes the certificates"; exit 1; }
+H=(--hmac-key "raw:$T/key")
+SIGN=(sign -q --imasig --evm -k "$T/sig/rsa2048.key" --keyid-from-cert "$T/sig/rsa2048.der")
+mkdir -p "$MNT/s" "$MNT/u"
+chmod 711 "$T"
+chmod 755 "$MNT/u"
+for f in read_first never_read later; do echo "signed $f" >"$MNT/s/$f"; done
+echo "the user's own" >"$MNT/u/own"
+chown 1000:1000 "$MNT/u/own"
+"$UEVM" "${SIGN[@]}" "$MNT/s/read_first" "$MNT/s/never_read" "$MNT/s/later" "$MNT/u/own" >/dev/null 2>&1
+echo "hashed" >"$MNT/s/hashed"
+"$UEVM" label -q "${H[@]}" "$MNT/s/hashed" >/dev/null
+ima_of() { getfattr -n security.ima -e hex --only-values "$1" 2>/dev/null | xxd -p | tr -d '\n'; }
+declare -A before
+for f in s/read_first s/never_read s/later u/own; do
+	before[$f]=$(ima_of "$MNT/$f")
+	expect_eq "$f carries a signature" 030204 "${before[$f]:0:6}"
+done
+
+# write_result FILE [AS_UID]: append a line; ok, or the errno's name
+write_result() {
+	local err cmd="echo more >>'$1'"
+	if [ -n "${2:-}" ]; then
+		err=$(setpriv --reuid "$2" --regid "$2" --clear-groups sh -c "$cmd" 2>&1) && { echo ok; return; }
+	else
+		err=$(sh -c "$cmd" 2>&1) && { echo ok; return; }
+	fi
+	case $err in
+	*"Permission denied"*) echo EACCES ;;
+	*"Operation not permitted"*) echo EPERM ;;
+	*) echo "other: $err" ;;
+	esac
+}
+
+# ---- appraise_type=imasig: no write open of a signed file --------------------------
+echo "appraise func=FILE_CHECK appraise_type=imasig" >"$T/policy"
+write_conf "cert = $T/sig/rsa2048.der" "mode = enforce"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "root reads s/read_first" ok "$(open_result "$MNT/s/read_first")"
+expect_eq "root's write to s/read_first (read before): refused" EPERM "$(write_result "$MNT/s/read_first")"
+expect_eq "root's write to s/never_read: refused" EPERM "$(write_result "$MNT/s/never_read")"
+expect_eq "uid 1000's write to its own signed u/own: refused" EPERM "$(write_result "$MNT/u/own" 1000)"
+for f in s/read_first s/never_read u/own; do
+	expect_eq "$f: content unchanged" 1 "$(wc -l <"$MNT/$f")"
+	expect_eq "$f: the signature is still there" "${before[$f]}" "$(ima_of "$MNT/$f")"
+	expect_eq "$f still opens" ok "$(open_result "$MNT/$f")"
+done
+check "audit: op=appraise_data cause=write-to-signed-file for u/own" \
+	log_has "op=appraise_data cause=write-to-signed-file .*name=\"$MNT/u/own\".* res=0"
+stop_uevmd
+
+# ---- a rule for reads only: the write goes through, the signature stays -------------
+echo "appraise func=FILE_CHECK mask=MAY_READ appraise_type=imasig" >"$T/policy"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "mask=MAY_READ: s/later reads" ok "$(open_result "$MNT/s/later")"
+n0=$(status_field notifications)
+expect_eq "mask=MAY_READ: root's write to s/later is not appraised: allowed" ok \
+	"$(write_result "$MNT/s/later")"
+# A relabel (if any) follows the close uevmd is notified of, as a job.
+settled() { [ "$(status_field notifications)" -gt "$n0" ] && [ "$(status_field relabel_pending)" = 0 ]; }
+wait_for "$WAIT_S" "uevmd to take the close of s/later" settled
+expect_eq "s/later: the signature was not replaced by a hash" "${before[s/later]}" \
+	"$(ima_of "$MNT/s/later")"
+expect_eq "s/later changed under its signature: now refused" EPERM "$(open_result "$MNT/s/later")"
+stop_uevmd
