@@ -276,7 +276,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	char fsname[32];
 	int pcr, ret = 0;
 	bool measure, do_appraise, do_audit, fresh, have_hashed = false, read_x = false;
-	bool pass;
+	bool pass, no_verity = false;
 	struct stat now, hashed;
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
@@ -320,6 +320,19 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		       (!is_pass(st) && integrity_sys_mode(s) == INTEGRITY_MODE_FIX));
 	do_audit = (res.action & IMA_AUDIT) &&
 		   !(integrity_iint_flags(iint) & IMA_AUDITED);
+	/* digest_type=verity: uevm reads no fs-verity digest, so every file
+	 * is what the kernel makes of one without fs-verity: not measured,
+	 * refused under an appraise rule ("no-verity-digest"), never passed
+	 * on an ordinary signature or hash. */
+	if (res.flags & IMA_VERITY_REQUIRED) {
+		if (measure || (res.action & IMA_APPRAISE))
+			integrity_audit_msg(s, AUDIT_INTEGRITY_DATA, f, ev->filename,
+					    ev->cred, "collect_data", "no-verity-digest",
+					    -ENODATA, false);
+		measure = false;
+		do_appraise = false;
+		no_verity = res.action & IMA_APPRAISE;
+	}
 	if (!measure && !do_appraise && !do_audit)
 		goto decide;	/* all done before, for this content */
 
@@ -366,7 +379,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		integrity_iint_set_flags(iint, IMA_AUDITED, 0);
 	}
 decide:
-	pass = is_pass(st);
+	pass = is_pass(st) && !no_verity;
 	/* appraise_algos=: content that passed must also carry a label made
 	 * with an allowed algorithm, at every access (cached or not), as the
 	 * kernel checks after appraisal ("denied-hash-algorithm"). */

@@ -86,3 +86,34 @@ expect_eq "s/later: the signature was not replaced by a hash" "${before[s/later]
 	"$(ima_of "$MNT/s/later")"
 expect_eq "s/later changed under its signature: now refused" EPERM "$(open_result "$MNT/s/later")"
 stop_uevmd
+
+# ---- digest_type=verity: no file passes or is measured on another digest -----------
+echo "appraise func=FILE_CHECK digest_type=verity appraise_type=sigv3" >"$T/policy"
+out=$("$UEVMD" -c "$CONF" --check --under "$MNT/s" 2>&1)
+expect_eq "verity appraise rule: --check exits 1" 1 $?
+for f in never_read hashed; do
+	expect_match "--check refuses s/$f: no-verity-digest" \
+		"^refused: $MNT/s/$f \(no-verity-digest\)$" "$out"
+done
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "verity appraise rule: an ordinary signature is refused" EPERM \
+	"$(open_result "$MNT/s/never_read")"
+expect_eq "verity appraise rule: a hash label is refused" EPERM "$(open_result "$MNT/s/hashed")"
+check "audit: op=collect_data cause=no-verity-digest for s/never_read" \
+	log_has "op=collect_data cause=no-verity-digest .*name=\"$MNT/s/never_read\""
+stop_uevmd
+
+ML=$T/ml
+entries() { "$UEVM" measurements daemon --ascii --socket "$SOCK" | grep -c " $1\$"; }
+printf '%s\n' "measure func=FILE_CHECK mask=MAY_READ digest_type=verity" >"$T/policy"
+write_conf "cert = $T/sig/rsa2048.der" "mode = enforce" "measurement_list = $ML"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "verity measure rule: the read is allowed" ok "$(open_result "$MNT/s/hashed")"
+expect_eq "... and not measured (no fs-verity digest)" 0 "$(entries "$MNT/s/hashed")"
+stop_uevmd
+rm -f "$ML" "$ML".*
+printf '%s\n' "measure func=FILE_CHECK mask=MAY_READ" >"$T/policy"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "without digest_type=verity: the read is allowed" ok "$(open_result "$MNT/s/hashed")"
+expect_eq "... and measured once" 1 "$(entries "$MNT/s/hashed")"
+stop_uevmd
