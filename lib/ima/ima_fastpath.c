@@ -196,10 +196,10 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	struct file_facts ff;
 	bool ok = true;
 
+	const unsigned int known = (1U << FILE_CHECK) | (1U << BPRM_CHECK) | (1U << CREDS_CHECK);
+
 	if (integrity_sys_mode(s) == INTEGRITY_MODE_OFF || !f->io ||
-	    !S_ISREG(f->st.st_mode) ||
-	    !(funcs & ((1U << FILE_CHECK) | (1U << BPRM_CHECK))) ||
-	    (funcs & ~((1U << FILE_CHECK) | (1U << BPRM_CHECK))))
+	    !S_ISREG(f->st.st_mode) || !(funcs & known) || (funcs & ~known))
 		return false;
 	file_facts_of(p, f, &ff);
 	/* Stamp-checked against f->st, not a fresh stat: the caller compares
@@ -213,10 +213,10 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	integrity_iint_lock(iint);
 	if (!integrity_iint_stamp_is(iint, &stamp) || integrity_iint_writers(iint) > 0)
 		ok = false;
-	for (int func = FILE_CHECK; ok && func <= BPRM_CHECK; func++) {
-		const int *masks = func == BPRM_CHECK ? exec_masks : file_masks;
-		size_t n = func == BPRM_CHECK ? ARRAY_SIZE(exec_masks)
-					      : ARRAY_SIZE(file_masks);
+	for (int func = FILE_CHECK; ok && func <= CREDS_CHECK; func++) {
+		bool exec = func == BPRM_CHECK || func == CREDS_CHECK;
+		const int *masks = exec ? exec_masks : file_masks;
+		size_t n = exec ? ARRAY_SIZE(exec_masks) : ARRAY_SIZE(file_masks);
 
 		if (!(funcs & (1U << func)))
 			continue;

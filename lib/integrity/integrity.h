@@ -34,6 +34,13 @@ struct integrity_cred {
 int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred);
 /* Credentials of the calling process. */
 void integrity_cred_self(struct integrity_cred *cred);
+/* The credentials CUR runs program F with (the kernel's bprm->cred, which
+ * CREDS_CHECK rules match): a setuid file's owner as euid, a setgid and
+ * group-executable file's group as egid, unless F's mount is nosuid.  No
+ * no_new_privs or ptrace exception is made (the opener's are unknown):
+ * a rule on the raised ids then matches once too often, never too few. */
+void integrity_cred_for_exec(const struct uevm_file *f, const struct integrity_cred *cur,
+			     struct integrity_cred *out);
 bool integrity_capable(const struct integrity_cred *cred, int cap);
 
 /* ---- the integrity cache (the seeds' integrity_iint_cache) ------------- */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "integrity_private.h"
 
@@ -209,4 +210,23 @@ UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 UEVM_EXPORT bool integrity_capable(const struct integrity_cred *cred, int cap)
 {
 	return cap >= 0 && cap < 64 && (cred->cap_effective >> cap) & 1;
+}
+
+UEVM_EXPORT void integrity_cred_for_exec(const struct uevm_file *f,
+					 const struct integrity_cred *cur,
+					 struct integrity_cred *out)
+{
+	struct statvfs sv;
+	mode_t m = f->st.st_mode;
+
+	*out = *cur;
+	if (!(m & (S_ISUID | S_ISGID)))
+		return;
+	/* An unreadable mount flag counts as suid: the ids may be raised. */
+	if (fstatvfs(f->fd, &sv) == 0 && (sv.f_flag & ST_NOSUID))
+		return;
+	if (m & S_ISUID)
+		out->euid = f->st.st_uid;
+	if ((m & S_ISGID) && (m & S_IXGRP))
+		out->egid = f->st.st_gid;
 }

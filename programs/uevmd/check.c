@@ -83,12 +83,13 @@ static void note_refusal(const char *path, const char *cause)
 }
 
 /* One hook, as the daemon's worker makes it: 0, or the refusal's cause. */
-static const char *decide(const struct uevm_file *f, const char *path, int func, int mask)
+static const char *decide(const struct uevm_file *f, const char *path, int func, int mask,
+			  const struct integrity_cred *cred)
 {
 	struct integrity_event ev = { 0 };
 
 	ev.file = f;
-	ev.cred = &C.cred;
+	ev.cred = cred;
 	ev.filename = path;
 	ev.func = func;
 	ev.mask = mask;
@@ -118,9 +119,15 @@ static int check_one(const struct uevm_file *f, const char *path, int err, void 
 	pthread_mutex_lock(&C.lock);
 	C.files++;
 	pthread_mutex_unlock(&C.lock);
-	cause = decide(f, path, FILE_CHECK, MAY_READ);
+	cause = decide(f, path, FILE_CHECK, MAY_READ, &C.cred);
 	if (!cause && (f->st.st_mode & 0111))
-		cause = decide(f, path, BPRM_CHECK, MAY_EXEC);
+		cause = decide(f, path, BPRM_CHECK, MAY_EXEC, &C.cred);
+	if (!cause && (f->st.st_mode & 0111)) {
+		struct integrity_cred runs_as;
+
+		integrity_cred_for_exec(f, &C.cred, &runs_as);
+		cause = decide(f, path, CREDS_CHECK, MAY_EXEC, &runs_as);
+	}
 	if (cause)
 		note_refusal(path, cause);
 	return 0;

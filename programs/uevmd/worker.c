@@ -96,11 +96,14 @@ static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
 		     const struct stat *before)
 {
 	uint64_t bit = func == BPRM_CHECK ? FAN_OPEN_EXEC_PERM : FAN_OPEN_PERM;
+	/* An exec mark also stands for CREDS_CHECK, checked with BPRM_CHECK. */
+	unsigned int funcs = func == BPRM_CHECK ? (1U << BPRM_CHECK) | (1U << CREDS_CHECK)
+						: 1U << func;
 	int fd = ev->file->fd;
 	unsigned int flags;
 	struct stat after;
 
-	if (!only_root_writes(ev->file) || !integrity_file_cacheable(D->sys, ev, 1U << func))
+	if (!only_root_writes(ev->file) || !integrity_file_cacheable(D->sys, ev, funcs))
 		return;
 	for (;;) {
 		flags = atomic_load(&D->ignore_flags);
@@ -216,6 +219,18 @@ void worker_handle(struct perm_slot *sl)
 		writes_catch_up(&f, &cred);
 	}
 	rc = integrity_file_check(D->sys, &ev);
+	if (rc == 0 && func == BPRM_CHECK) {
+		/* ima_bprm_check's second check: CREDS_CHECK, under the
+		 * credentials the program will run with. */
+		struct integrity_cred runs_as;
+
+		integrity_cred_for_exec(&f, &cred, &runs_as);
+		ev.cred = &runs_as;
+		ev.func = CREDS_CHECK;
+		rc = integrity_file_check(D->sys, &ev);
+		ev.cred = &cred;
+		ev.func = func;
+	}
 	perm_answer(sl, rc == 0, false);
 
 	/* The stamp from before the check stands for the content it

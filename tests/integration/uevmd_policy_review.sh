@@ -117,3 +117,47 @@ start_uevmd || { fail "uevmd starts"; exit 1; }
 expect_eq "without digest_type=verity: the read is allowed" ok "$(open_result "$MNT/s/hashed")"
 expect_eq "... and measured once" 1 "$(entries "$MNT/s/hashed")"
 stop_uevmd
+
+# ---- func=CREDS_CHECK: checked at exec, under the ids the program runs with ---------
+# (ima_bprm_check's second process_measurement, with bprm->cred: a setuid
+# program's owner as euid.)  Before, no CREDS_CHECK rule was ever applied.
+mkdir -p "$MNT/x"
+chmod 755 "$MNT/x"
+for f in plain suid good; do cp "$(type -P true)" "$MNT/x/$f"; done
+chmod 4755 "$MNT/x/suid"
+"$UEVM" label -q "${H[@]}" "$MNT/x/good" >/dev/null
+# exec_as UID FILE: run FILE as UID (no_new_privs left off: setuid applies)
+exec_as() {
+	local err
+	if err=$(setpriv --reuid "$1" --regid "$1" --clear-groups "$2" 2>&1 >/dev/null); then
+		echo ok
+		return
+	fi
+	case $err in
+	*"Permission denied"*) echo EACCES ;;
+	*"Operation not permitted"*) echo EPERM ;;
+	*) echo "other: $err" ;;
+	esac
+}
+echo "appraise func=CREDS_CHECK euid=0" >"$T/policy"
+write_conf "cert = $T/sig/rsa2048.der" "mode = enforce"
+out=$("$UEVMD" -c "$CONF" --check --under "$MNT/x" 2>&1)
+expect_eq "CREDS_CHECK euid=0: --check (as root) exits 1" 1 $?
+for f in plain suid; do
+	expect_match "--check refuses x/$f (unlabelled, runs as root)" \
+		"^refused: $MNT/x/$f \(missing-hash\)$" "$out"
+done
+expect_eq "--check passes x/good" 0 "$(grep -c "refused: $MNT/x/good " <<<"$out")"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+for round in first second; do
+	expect_eq "uid 1000 runs unlabelled x/plain as itself ($round): allowed" ok \
+		"$(exec_as 1000 "$MNT/x/plain")"
+	expect_eq "uid 1000 runs unlabelled setuid-root x/suid ($round): refused" EPERM \
+		"$(exec_as 1000 "$MNT/x/suid")"
+	expect_eq "root runs unlabelled x/plain ($round): refused" EPERM \
+		"$(exec_result "$MNT/x/plain")"
+	expect_eq "root runs labelled x/good ($round): allowed" ok "$(exec_result "$MNT/x/good")"
+done
+check "audit: op=appraise_data cause=missing-hash for x/suid" \
+	log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/x/suid\""
+stop_uevmd
