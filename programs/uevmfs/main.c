@@ -19,6 +19,9 @@
 #include "keys.h"
 #include "ima.h"
 #include "uevmfs.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #include "securityfs_fuse.h"
 
 struct ufs ufs = { .root = { .fd = -1 } };
@@ -671,6 +674,50 @@ static bool pick_fastopen(const struct ima_policy *p)
 	return true;
 }
 
+/* Is the last FUSE mount on MNT (ours, just made) nosuid?  Its line of
+ * /proc/self/mountinfo says; no line (or no /proc) counts as suid, where
+ * CREDS_CHECK takes the raised ids: refusing too often, never too few. */
+static bool mounted_nosuid(const char *mnt)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool nosuid = false;
+
+	if (!fp)
+		return false;
+	while (getline(&line, &cap, fp) > 0) {
+		char point[PATH_MAX + 1], opts[1024], *dash, *w, *r;
+		int n = 0;
+
+		if (sscanf(line, "%*s %*s %*s %*s %" STR(PATH_MAX) "s %1023s %n",
+			   point, opts, &n) < 2 || !n)
+			continue;
+		dash = strstr(line + n, "- ");
+		if (!dash || strncmp(dash + 2, "fuse", 4))
+			continue;
+		for (r = w = point; *r; w++) {	/* \040-style escapes */
+			if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' &&
+			    r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+				*w = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 | (r[3] - '0'));
+				r += 4;
+			} else {
+				*w = *r++;
+			}
+		}
+		*w = '\0';
+		if (strcmp(point, mnt))
+			continue;
+		nosuid = false;
+		for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+			if (!strcmp(o, "nosuid"))
+				nosuid = true;
+	}
+	free(line);
+	fclose(fp);
+	return nosuid;
+}
+
 static struct fuse_session *start_session(const struct opts *o, struct fuse_args *args)
 {
 	struct fuse_session *se;
@@ -701,6 +748,7 @@ static struct fuse_session *start_session(const struct opts *o, struct fuse_args
 		fuse_session_destroy(se);
 		return NULL;
 	}
+	ufs.nosuid = mounted_nosuid(ufs.mountpoint);
 	return se;
 }
 

@@ -247,11 +247,8 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	h.ev.func = FILE_CHECK;
 	h.ev.readers = atomic_load(&in->readers);
 	err = integrity_file_check(ufs.sys, &h.ev);
-	if (!err && (flags & UFS_FMODE_EXEC)) {
-		/* execve: the open's check, then the binary's (bprm_check). */
-		h.ev.func = BPRM_CHECK;
-		err = integrity_file_check(ufs.sys, &h.ev);
-	}
+	if (!err && (flags & UFS_FMODE_EXEC))
+		err = ufs_exec_checks(&h);
 	if (!err && writer) {
 		/* After the check, as in do_open(): O_TRUNC happens here. */
 		ufs_own_begin(in);

@@ -359,10 +359,8 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 		 * policy check, would otherwise never match), then bprm. */
 		h.ev.mask = MAY_EXEC;
 		err = integrity_file_check(ufs.sys, &h.ev);
-		if (!err) {
-			h.ev.func = BPRM_CHECK;
-			err = integrity_file_check(ufs.sys, &h.ev);
-		}
+		if (!err)
+			err = ufs_exec_checks(&h);
 	}
 	ufs_hook_end(&h);
 	/* The check may have relabelled (mode fix): stamp what it left. */
