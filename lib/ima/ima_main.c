@@ -75,6 +75,12 @@ static void match_input(const struct ima_policy *policy,
 	in->euid = ev->cred->euid;
 	in->gid = ev->cred->gid;
 	in->egid = ev->cred->egid;
+	/* ima_match_rules: with CAP_SETUID (CAP_SETGID) an euid= (egid=)
+	 * rule also matches the saved and the real id. */
+	in->suid = ev->cred->suid;
+	in->sgid = ev->cred->sgid;
+	in->cap_setuid = integrity_capable(ev->cred, 7);	/* CAP_SETUID */
+	in->cap_setgid = integrity_capable(ev->cred, 6);	/* CAP_SETGID */
 	in->fowner = f->st.st_uid;
 	in->fgroup = f->st.st_gid;
 	fsname[0] = '\0';

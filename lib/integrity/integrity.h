@@ -23,6 +23,7 @@ extern "C" {
 
 struct integrity_cred {
 	uint32_t uid, euid, gid, egid;
+	uint32_t suid, sgid;	/* saved ids: euid=/egid= with CAP_SETUID/SETGID */
 	uint32_t auid;		/* audit login uid, (uint32_t)-1 if unset */
 	uint32_t ses;		/* audit session, (uint32_t)-1 if unset */
 	pid_t pid;

@@ -78,12 +78,14 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 		if (sscanf(line + 4, "%u %u %u %u", &r, &e, &sv, &fs) == 4) {
 			cred->uid = r;
 			cred->euid = e;
+			cred->suid = sv;
 			*have |= 1;
 		}
 	} else if (!strncmp(line, "Gid:", 4)) {
 		if (sscanf(line + 4, "%u %u %u %u", &r, &e, &sv, &fs) == 4) {
 			cred->gid = r;
 			cred->egid = e;
+			cred->sgid = sv;
 			*have |= 2;
 		}
 	} else if (!strncmp(line, "CapEff:", 7)) {
@@ -200,9 +202,9 @@ UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 		memset(cred, 0, sizeof(*cred));
 		cred->pid = getpid();
 		cred->uid = getuid();
-		cred->euid = geteuid();
+		cred->euid = cred->suid = geteuid();
 		cred->gid = getgid();
-		cred->egid = getegid();
+		cred->egid = cred->sgid = getegid();
 		cred->auid = cred->ses = (uint32_t)-1;
 	}
 }
@@ -220,13 +222,18 @@ UEVM_EXPORT void integrity_cred_for_exec(const struct uevm_file *f,
 	mode_t m = f->st.st_mode;
 
 	*out = *cur;
-	if (!(m & (S_ISUID | S_ISGID)))
-		return;
 	/* An unreadable mount flag counts as suid: the ids may be raised. */
-	if (fstatvfs(f->fd, &sv) == 0 && (sv.f_flag & ST_NOSUID))
-		return;
-	if (m & S_ISUID)
-		out->euid = f->st.st_uid;
-	if ((m & S_ISGID) && (m & S_IXGRP))
-		out->egid = f->st.st_gid;
+	if ((m & (S_ISUID | S_ISGID)) &&
+	    !(fstatvfs(f->fd, &sv) == 0 && (sv.f_flag & ST_NOSUID))) {
+		if (m & S_ISUID)
+			out->euid = f->st.st_uid;
+		if ((m & S_ISGID) && (m & S_IXGRP))
+			out->egid = f->st.st_gid;
+	}
+	/* After exec the saved ids are the effective ones, and the effective
+	 * capabilities root's or none (file capabilities and ambient ones
+	 * left aside). */
+	out->suid = out->euid;
+	out->sgid = out->egid;
+	out->cap_effective = out->euid == 0 ? ~0ULL : 0;
 }

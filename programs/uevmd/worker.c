@@ -137,6 +137,7 @@ static void cred_of(pid_t tid, struct integrity_cred *cred)
 	memset(cred, 0, sizeof(*cred));
 	cred->pid = tid;
 	cred->uid = cred->euid = cred->gid = cred->egid = (uint32_t)-1;
+	cred->suid = cred->sgid = (uint32_t)-1;
 	cred->auid = cred->ses = (uint32_t)-1;
 	snprintf(cred->comm, sizeof(cred->comm), "?");
 }

@@ -161,3 +161,27 @@ done
 check "audit: op=appraise_data cause=missing-hash for x/suid" \
 	log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/x/suid\""
 stop_uevmd
+
+# ---- euid= with CAP_SETUID: the saved and real uids count too ------------------------
+# A root process keeps its capabilities (SECBIT_NO_SETUID_FIXUP) and sets
+# its real and effective uid to 1000, keeping 0 as saved uid: it can be
+# root again at will, so the kernel's euid=0 rule matches it.
+for f in kept dropped; do echo "read by $f" >"$MNT/u/$f"; chmod 644 "$MNT/u/$f"; done
+"$UEVM" label -q "${H[@]}" "$MNT/u/kept" "$MNT/u/dropped" >/dev/null
+printf '%s\n' "measure func=FILE_CHECK mask=MAY_READ euid=0" >"$T/policy"
+rm -f "$ML" "$ML".*
+start_uevmd || { fail "uevmd starts"; exit 1; }
+python3 - "$MNT/u/kept" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP = 28, 1 << 2
+if libc.prctl(PR_SET_SECUREBITS, SECBIT_NO_SETUID_FIXUP, 0, 0, 0) != 0:
+    sys.exit("prctl: %s" % os.strerror(ctypes.get_errno()))
+os.setresuid(1000, 1000, 0)
+open(sys.argv[1], "rb").read()
+PY
+expect_eq "the reader kept CAP_SETUID with uids 1000/1000/0" 0 $?
+expect_eq "euid=0 rule: its read is measured (saved uid 0, CAP_SETUID)" 1 "$(entries "$MNT/u/kept")"
+setpriv --reuid 1000 --regid 1000 --clear-groups cat "$MNT/u/dropped" >/dev/null
+expect_eq "euid=0 rule: a plain uid 1000 read is not" 0 "$(entries "$MNT/u/dropped")"
+stop_uevmd
