@@ -5,9 +5,11 @@
  * audit the content, hashing it once; on the last writer's close, rehash
  * files that were good (or new) so that a legitimate edit stays valid.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include "integrity_private.h"
@@ -16,43 +18,58 @@
 
 #define CAP_SYS_ADMIN_BIT 21
 
-/* The filesystem type name of a device, from mountinfo (cached). */
-static void fsname_of(dev_t dev, char *out, size_t len)
+/* The filesystem type name of F's mount, as the kernel's sb->s_type->name:
+ * the mountinfo line of F's mount ID (statx), not of its st_dev (a btrfs
+ * subvolume's files carry a device number of their own), without the
+ * ".subtype" mountinfo appends (fuse.sshfs is "fuse").  Cached by mount
+ * ID and device together, so that a mount ID reused later by another
+ * mount is looked up again. */
+static void fsname_of(const struct uevm_file *f, char *out, size_t len)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static struct { dev_t dev; char name[32]; } cache[32];
-	static unsigned int used;
+	static struct { uint64_t mnt; dev_t dev; char name[32]; } cache[32];
+	static unsigned int used, next;
+	dev_t dev = f->st.st_dev;
+	uint64_t mnt = 0;
+	struct statx stx;
 	char line[4096];
 	FILE *fp;
 
 	out[0] = '\0';
+	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
+	    (stx.stx_mask & STATX_MNT_ID))
+		mnt = stx.stx_mnt_id;
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < used; i++)
-		if (cache[i].dev == dev) {
+		if (cache[i].mnt == mnt && cache[i].dev == dev) {
 			snprintf(out, len, "%s", cache[i].name);
 			pthread_mutex_unlock(&lock);
 			return;
 		}
 	fp = fopen("/proc/self/mountinfo", "re");
 	while (fp && fgets(line, sizeof(line), fp)) {
+		unsigned long long id;
 		unsigned int maj, min;
 		char *sep, fstype[32];
 
-		if (sscanf(line, "%*d %*d %u:%u", &maj, &min) != 2 ||
-		    makedev(maj, min) != dev)
+		if (sscanf(line, "%llu %*d %u:%u", &id, &maj, &min) != 3 ||
+		    (mnt ? id != mnt : makedev(maj, min) != dev))
 			continue;
 		sep = strstr(line, " - ");
 		if (sep && sscanf(sep + 3, "%31s", fstype) == 1) {
+			fstype[strcspn(fstype, ".")] = '\0';
 			snprintf(out, len, "%s", fstype);
 			break;
 		}
 	}
 	if (fp)
 		fclose(fp);
-	if (used < 32) {
-		cache[used].dev = dev;
-		snprintf(cache[used].name, sizeof(cache[used].name), "%s", out);
-		used++;
+	if (out[0]) {
+		unsigned int k = used < 32 ? used++ : next++ % 32;
+
+		cache[k].mnt = mnt;
+		cache[k].dev = dev;
+		snprintf(cache[k].name, sizeof(cache[k].name), "%s", out);
 	}
 	pthread_mutex_unlock(&lock);
 }
@@ -87,7 +104,7 @@ static void match_input(const struct ima_policy *policy,
 	if ((conds & IMA_FSMAGIC) && fstatfs(f->fd, &sfs) == 0)
 		in->fsmagic = (uint64_t)sfs.f_type;
 	if (conds & IMA_FSNAME)
-		fsname_of(f->st.st_dev, fsname, fsname_len);
+		fsname_of(f, fsname, fsname_len);
 	in->fsname = fsname[0] ? fsname : NULL;
 	if ((conds & IMA_FSUUID) && uevm_file_fsuuid(f, in->fsuuid) == 0) {
 		static const uint8_t zero[16];
