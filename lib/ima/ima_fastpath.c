@@ -165,6 +165,10 @@ static bool all_done(const struct integrity_iint_cache *iint,
 			return false;
 		if ((w->flags & IMA_DIGSIG_REQUIRED) && !(flags & IMA_DIGSIG))
 			return false;
+		/* digest_type=verity refuses every file (ima_file_check): a
+		 * pass under another rule must not let it go unseen. */
+		if (w->flags & IMA_VERITY_REQUIRED)
+			return false;
 		/* appraise_algos=: the label's algorithm (the one its digest
 		 * was collected with) must be allowed, or every open is
 		 * checked, where ima_file_check denies it. */

@@ -18,13 +18,42 @@
 
 #define CAP_SYS_ADMIN_BIT 21
 
+/* The type on the line of mount ID MNT (0: of device DEV) in mountinfo
+ * PATH, without the ".subtype" it appends (fuse.sshfs is "fuse"). */
+static bool mountinfo_type(const char *path, uint64_t mnt, dev_t dev, char *out, size_t len)
+{
+	FILE *fp = fopen(path, "re");
+	char line[4096];
+	bool found = false;
+
+	while (fp && !found && fgets(line, sizeof(line), fp)) {
+		unsigned long long id;
+		unsigned int maj, min;
+		char *sep, fstype[32];
+
+		if (sscanf(line, "%llu %*d %u:%u", &id, &maj, &min) != 3 ||
+		    (mnt ? id != mnt : makedev(maj, min) != dev))
+			continue;
+		sep = strstr(line, " - ");
+		if (sep && sscanf(sep + 3, "%31s", fstype) == 1) {
+			fstype[strcspn(fstype, ".")] = '\0';
+			snprintf(out, len, "%s", fstype);
+			found = true;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
 /* The filesystem type name of F's mount, as the kernel's sb->s_type->name:
- * the mountinfo line of F's mount ID (statx), not of its st_dev (a btrfs
- * subvolume's files carry a device number of their own), without the
- * ".subtype" mountinfo appends (fuse.sshfs is "fuse").  Cached by mount
- * ID and device together, so that a mount ID reused later by another
- * mount is looked up again. */
-static void fsname_of(const struct uevm_file *f, char *out, size_t len)
+ * found by F's mount ID (statx), not by its st_dev (a btrfs subvolume's
+ * files carry a device number of their own), in the mountinfo of the
+ * opener PID (its mount namespace may not be ours), then in ours; by
+ * st_dev only when neither has the ID.  Cached by mount ID and device
+ * together (mount IDs are system-wide; one reused later by another mount
+ * has another device, mostly). */
+static void fsname_of(const struct uevm_file *f, pid_t pid, char *out, size_t len)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct { uint64_t mnt; dev_t dev; char name[32]; } cache[32];
@@ -32,8 +61,7 @@ static void fsname_of(const struct uevm_file *f, char *out, size_t len)
 	dev_t dev = f->st.st_dev;
 	uint64_t mnt = 0;
 	struct statx stx;
-	char line[4096];
-	FILE *fp;
+	char path[64];
 
 	out[0] = '\0';
 	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
@@ -46,24 +74,10 @@ static void fsname_of(const struct uevm_file *f, char *out, size_t len)
 			pthread_mutex_unlock(&lock);
 			return;
 		}
-	fp = fopen("/proc/self/mountinfo", "re");
-	while (fp && fgets(line, sizeof(line), fp)) {
-		unsigned long long id;
-		unsigned int maj, min;
-		char *sep, fstype[32];
-
-		if (sscanf(line, "%llu %*d %u:%u", &id, &maj, &min) != 3 ||
-		    (mnt ? id != mnt : makedev(maj, min) != dev))
-			continue;
-		sep = strstr(line, " - ");
-		if (sep && sscanf(sep + 3, "%31s", fstype) == 1) {
-			fstype[strcspn(fstype, ".")] = '\0';
-			snprintf(out, len, "%s", fstype);
-			break;
-		}
-	}
-	if (fp)
-		fclose(fp);
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	if (!(mnt && pid > 0 && mountinfo_type(path, mnt, dev, out, len)) &&
+	    !(mnt && mountinfo_type("/proc/self/mountinfo", mnt, dev, out, len)))
+		mountinfo_type("/proc/self/mountinfo", 0, dev, out, len);
 	if (out[0]) {
 		unsigned int k = used < 32 ? used++ : next++ % 32;
 
@@ -104,7 +118,7 @@ static void match_input(const struct ima_policy *policy,
 	if ((conds & IMA_FSMAGIC) && fstatfs(f->fd, &sfs) == 0)
 		in->fsmagic = (uint64_t)sfs.f_type;
 	if (conds & IMA_FSNAME)
-		fsname_of(f, fsname, fsname_len);
+		fsname_of(f, ev->cred->pid, fsname, fsname_len);
 	in->fsname = fsname[0] ? fsname : NULL;
 	if ((conds & IMA_FSUUID) && uevm_file_fsuuid(f, in->fsuuid) == 0) {
 		static const uint8_t zero[16];

@@ -24,6 +24,7 @@ extern "C" {
 struct integrity_cred {
 	uint32_t uid, euid, gid, egid;
 	uint32_t suid, sgid;	/* saved ids: euid=/egid= with CAP_SETUID/SETGID */
+	bool no_new_privs;	/* PR_SET_NO_NEW_PRIVS: an exec raises no ids */
 	uint32_t auid;		/* audit login uid, (uint32_t)-1 if unset */
 	uint32_t ses;		/* audit session, (uint32_t)-1 if unset */
 	pid_t pid;
@@ -35,13 +36,16 @@ struct integrity_cred {
 int integrity_cred_from_pid(pid_t pid, struct integrity_cred *cred);
 /* Credentials of the calling process. */
 void integrity_cred_self(struct integrity_cred *cred);
-/* The credentials CUR runs program F with (the kernel's bprm->cred, which
- * CREDS_CHECK rules match): a setuid file's owner as euid, a setgid and
- * group-executable file's group as egid, unless F's mount is nosuid.  No
- * no_new_privs or ptrace exception is made (the opener's are unknown):
- * a rule on the raised ids then matches once too often, never too few. */
+/* The credentials CUR runs program F with (the kernel's bprm->cred, whose
+ * ids CREDS_CHECK rules match; the capabilities stay CUR's, as the
+ * kernel's ima_match_rules asks the caller's): a setuid file's owner as
+ * euid, a setgid and group-executable file's group as egid, unless the
+ * mount is nosuid (NOSUID: 1 or 0 when the caller knows it, -1 to ask
+ * F's mount), and with no_new_privs the real ids instead; the saved ids
+ * are then the effective ones.  A traced opener's exec is taken as if it
+ * were not traced (the tracer's capabilities decide in the kernel). */
 void integrity_cred_for_exec(const struct uevm_file *f, const struct integrity_cred *cur,
-			     struct integrity_cred *out);
+			     int nosuid, struct integrity_cred *out);
 bool integrity_capable(const struct integrity_cred *cred, int cap);
 
 /* ---- the integrity cache (the seeds' integrity_iint_cache) ------------- */

@@ -88,6 +88,9 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 			cred->sgid = sv;
 			*have |= 2;
 		}
+	} else if (!strncmp(line, "NoNewPrivs:", 11)) {
+		cred->no_new_privs = strtoul(line + 11, NULL, 10) != 0;
+		*have |= 8;
 	} else if (!strncmp(line, "CapEff:", 7)) {
 		if (sscanf(line + 7, "%" SCNx64, &cap) == 1) {
 			cred->cap_effective = cap;
@@ -103,8 +106,9 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 
 /* Parse /proc/PID/status from FD line by line through a fixed buffer; a
  * line longer than the buffer (Groups: of a process in thousands of
- * groups) is skipped whole.  Name comes first and CapEff after Uid and
- * Gid: once all are in, the rest is not read. */
+ * groups) is skipped whole.  Name comes first, CapEff after Uid and Gid,
+ * NoNewPrivs (Linux 4.10 on) after CapEff: once all are in, the rest is
+ * not read. */
 static int read_status(int fd, struct integrity_cred *cred)
 {
 	char buf[4096];
@@ -112,7 +116,7 @@ static int read_status(int fd, struct integrity_cred *cred)
 	bool skipping = false;
 	int got = 0;
 
-	while (got != 7) {
+	while (got != 15) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 		char *line, *nl;
 
@@ -138,7 +142,7 @@ static int read_status(int fd, struct integrity_cred *cred)
 			memmove(buf, line, have);
 		}
 	}
-	if (got != 7 && have && !skipping) {
+	if (got != 15 && have && !skipping) {
 		buf[have] = '\0';
 		status_line(buf, cred, &got);
 	}
@@ -159,7 +163,7 @@ static int cred_status(pid_t pid, struct integrity_cred *cred)
 		return uevm_err(errno, "cannot read %s: %m", path);
 	have = read_status(fd, cred);
 	close(fd);
-	if (have != 7)
+	if ((have & 7) != 7)
 		return uevm_err(ESRCH, "incomplete credentials in %s", path);
 	return 0;
 }
@@ -201,10 +205,17 @@ UEVM_EXPORT void integrity_cred_self(struct integrity_cred *cred)
 	if (integrity_cred_from_pid(getpid(), cred) < 0) {
 		memset(cred, 0, sizeof(*cred));
 		cred->pid = getpid();
-		cred->uid = getuid();
-		cred->euid = cred->suid = geteuid();
-		cred->gid = getgid();
-		cred->egid = cred->sgid = getegid();
+		uid_t r, e, sv;
+		gid_t gr, ge, gsv;
+
+		getresuid(&r, &e, &sv);
+		getresgid(&gr, &ge, &gsv);
+		cred->uid = r;
+		cred->euid = e;
+		cred->suid = sv;
+		cred->gid = gr;
+		cred->egid = ge;
+		cred->sgid = gsv;
 		cred->auid = cred->ses = (uint32_t)-1;
 	}
 }
@@ -215,25 +226,28 @@ UEVM_EXPORT bool integrity_capable(const struct integrity_cred *cred, int cap)
 }
 
 UEVM_EXPORT void integrity_cred_for_exec(const struct uevm_file *f,
-					 const struct integrity_cred *cur,
+					 const struct integrity_cred *cur, int nosuid,
 					 struct integrity_cred *out)
 {
 	struct statvfs sv;
 	mode_t m = f->st.st_mode;
+	bool setuid = m & S_ISUID, setgid = (m & S_ISGID) && (m & S_IXGRP);
 
 	*out = *cur;
-	/* An unreadable mount flag counts as suid: the ids may be raised. */
-	if ((m & (S_ISUID | S_ISGID)) &&
-	    !(fstatvfs(f->fd, &sv) == 0 && (sv.f_flag & ST_NOSUID))) {
-		if (m & S_ISUID)
-			out->euid = f->st.st_uid;
-		if ((m & S_ISGID) && (m & S_IXGRP))
-			out->egid = f->st.st_gid;
+	if (nosuid < 0)	/* an unreadable mount flag counts as suid */
+		nosuid = fstatvfs(f->fd, &sv) == 0 && (sv.f_flag & ST_NOSUID);
+	if ((setuid || setgid) && !nosuid) {
+		if (cur->no_new_privs) {
+			/* cap_bprm_creds_from_file: no more than the caller had */
+			out->euid = cur->uid;
+			out->egid = cur->gid;
+		} else {
+			if (setuid)
+				out->euid = f->st.st_uid;
+			if (setgid)
+				out->egid = f->st.st_gid;
+		}
 	}
-	/* After exec the saved ids are the effective ones, and the effective
-	 * capabilities root's or none (file capabilities and ambient ones
-	 * left aside). */
 	out->suid = out->euid;
 	out->sgid = out->egid;
-	out->cap_effective = out->euid == 0 ? ~0ULL : 0;
 }

@@ -125,7 +125,7 @@ static int check_one(const struct uevm_file *f, const char *path, int err, void 
 	if (!cause && (f->st.st_mode & 0111)) {
 		struct integrity_cred runs_as;
 
-		integrity_cred_for_exec(f, &C.cred, &runs_as);
+		integrity_cred_for_exec(f, &C.cred, -1, &runs_as);
 		cause = decide(f, path, CREDS_CHECK, MAY_EXEC, &runs_as);
 	}
 	if (cause)

@@ -225,7 +225,7 @@ void worker_handle(struct perm_slot *sl)
 		 * credentials the program will run with. */
 		struct integrity_cred runs_as;
 
-		integrity_cred_for_exec(&f, &cred, &runs_as);
+		integrity_cred_for_exec(&f, &cred, -1, &runs_as);
 		ev.cred = &runs_as;
 		ev.func = CREDS_CHECK;
 		rc = integrity_file_check(D->sys, &ev);

@@ -150,11 +150,9 @@ int ufs_exec_checks(struct ufs_hook *h)
 	h->ev.func = BPRM_CHECK;
 	err = integrity_file_check(ufs.sys, &h->ev);
 	if (!err) {
-		/* On a nosuid mount (FUSE's default) no exec raises ids. */
-		if (ufs.nosuid)
-			runs_as = *caller;
-		else
-			integrity_cred_for_exec(&h->file, caller, &runs_as);
+		/* The FUSE mount's nosuid decides (FUSE's default), not
+		 * SOURCE's mount. */
+		integrity_cred_for_exec(&h->file, caller, ufs.nosuid, &runs_as);
 		h->ev.cred = &runs_as;
 		h->ev.func = CREDS_CHECK;
 		err = integrity_file_check(ufs.sys, &h->ev);

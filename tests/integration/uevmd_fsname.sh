@@ -6,7 +6,8 @@
 # matched on btrfs, so `appraise fsname=btrfs` refused nothing (an attack
 # review found it).  The name now comes from the mount ID (statx).  Checked
 # with `uevmd --check` and the daemon: an unlabelled file is refused under
-# `appraise fsname=btrfs`, and a rule naming another type leaves it alone.
+# `appraise fsname=btrfs`, also for an opener in a mount namespace of its
+# own, and a rule naming another type leaves it alone.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -28,6 +29,10 @@ expect_match "fsname=btrfs: --check refuses the unlabelled file" \
 	"^refused: $MNT/plain \(missing-hash\)$" "$out"
 start_uevmd || { fail "uevmd starts"; exit 1; }
 expect_eq "fsname=btrfs: uevmd refuses the unlabelled file" EPERM "$(open_result "$MNT/plain")"
+# An opener in a mount namespace of its own: its mount IDs are not in
+# uevmd's mountinfo (the opener's is read).
+ns=$(unshare -m --propagation private cat "$MNT/plain" 2>/dev/null >/dev/null && echo ok || echo refused)
+expect_eq "fsname=btrfs: an opener in another mount namespace is refused too" refused "$ns"
 stop_uevmd
 
 echo "appraise func=FILE_CHECK fsname=ext4" >"$T/policy"

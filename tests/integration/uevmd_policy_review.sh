@@ -11,9 +11,15 @@
 #  - where the write open is not appraised (mask=MAY_READ), the write goes
 #    through, the signature stays, and the changed file is then refused;
 #  - digest_type=verity: uevm cannot read fs-verity digests, so a rule
-#    that requires one refuses every file (verity-signature-required), an
-#    ordinary signature included, and such a measure rule records nothing
-#    (no-verity-digest), as the kernel does for a file without fs-verity.
+#    that requires one refuses every file (no-verity-digest), an ordinary
+#    signature included, and such a measure rule records nothing, as the
+#    kernel does for a file without fs-verity; a pass under another rule
+#    puts no ignore mark on such a file;
+#  - func=CREDS_CHECK at exec, with the ids the program runs with (setuid
+#    owner; the real ids under no_new_privs) and the caller's capabilities,
+#    also under a dont_appraise rule and for root's exec of a program
+#    setuid to another user;
+#  - euid= with CAP_SETUID: the saved and real uids count.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 source "$TESTS_DIR/sig_ref.sh"
@@ -126,10 +132,11 @@ chmod 755 "$MNT/x"
 for f in plain suid good; do cp "$(type -P true)" "$MNT/x/$f"; done
 chmod 4755 "$MNT/x/suid"
 "$UEVM" label -q "${H[@]}" "$MNT/x/good" >/dev/null
-# exec_as UID FILE: run FILE as UID (no_new_privs left off: setuid applies)
+# exec_as UID FILE [SETPRIV OPTION]: run FILE from a shell of UID (which
+# holds no capability then, as setpriv itself still does at its exec)
 exec_as() {
 	local err
-	if err=$(setpriv --reuid "$1" --regid "$1" --clear-groups "$2" 2>&1 >/dev/null); then
+	if err=$(setpriv --reuid "$1" --regid "$1" --clear-groups ${3:-} sh -c '"$0"' "$2" 2>&1 >/dev/null); then
 		echo ok
 		return
 	fi
@@ -162,6 +169,32 @@ check "audit: op=appraise_data cause=missing-hash for x/suid" \
 	log_has "op=appraise_data cause=missing-hash .*name=\"$MNT/x/suid\""
 stop_uevmd
 
+# The capabilities are the caller's, the ids those after exec (the
+# kernel's ima_match_rules with bprm->cred): root runs a program setuid to
+# uid 1000; with CAP_SETUID its real uid 0 still matches euid=0.
+cp "$(type -P true)" "$MNT/x/suid1000"
+chown 1000 "$MNT/x/suid1000"
+chmod 4755 "$MNT/x/suid1000"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "root runs unlabelled x/suid1000 (CAP_SETUID, real uid 0): refused" EPERM \
+	"$(exec_result "$MNT/x/suid1000")"
+stop_uevmd
+# A dont_appraise rule on the caller's uid does not cover a program that
+# runs as root: uid 1000 (no CAP_SETUID) runs setuid-root x/suid.
+printf '%s\n' "dont_appraise func=CREDS_CHECK euid=1000" "appraise func=CREDS_CHECK" >"$T/policy"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "dont_appraise euid=1000: uid 1000 runs unlabelled x/plain" ok "$(exec_as 1000 "$MNT/x/plain")"
+expect_eq "... but not setuid-root x/suid (runs as root)" EPERM "$(exec_as 1000 "$MNT/x/suid")"
+stop_uevmd
+# no_new_privs: a setuid exec raises nothing (the kernel keeps the real ids).
+echo "appraise func=CREDS_CHECK euid=1000" >"$T/policy"
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "euid=1000: uid 1000 runs setuid-root x/suid (runs as root): not this rule's" ok \
+	"$(exec_as 1000 "$MNT/x/suid")"
+expect_eq "euid=1000: with no_new_privs the same exec keeps uid 1000: refused" EPERM \
+	"$(exec_as 1000 "$MNT/x/suid" --no-new-privs)"
+stop_uevmd
+
 # ---- euid= with CAP_SETUID: the saved and real uids count too ------------------------
 # A root process keeps its capabilities (SECBIT_NO_SETUID_FIXUP) and sets
 # its real and effective uid to 1000, keeping 0 as saved uid: it can be
@@ -184,4 +217,18 @@ expect_eq "the reader kept CAP_SETUID with uids 1000/1000/0" 0 $?
 expect_eq "euid=0 rule: its read is measured (saved uid 0, CAP_SETUID)" 1 "$(entries "$MNT/u/kept")"
 setpriv --reuid 1000 --regid 1000 --clear-groups cat "$MNT/u/dropped" >/dev/null
 expect_eq "euid=0 rule: a plain uid 1000 read is not" 0 "$(entries "$MNT/u/dropped")"
+stop_uevmd
+
+# ---- digest_type=verity: a pass under another rule puts no ignore mark -------------
+printf '%s\n' "appraise func=FILE_CHECK mask=MAY_READ uid=0" \
+	"appraise func=FILE_CHECK mask=MAY_READ digest_type=verity appraise_type=sigv3" >"$T/policy"
+echo "signed for root" >"$MNT/s/rootread"
+chmod 644 "$MNT/s/rootread"
+"$UEVM" "${SIGN[@]}" "$MNT/s/rootread" >/dev/null 2>&1
+start_uevmd || { fail "uevmd starts"; exit 1; }
+nobody_read() { if setpriv --reuid 65534 --regid 65534 --clear-groups cat "$1" >/dev/null 2>&1; then echo ok; else echo refused; fi; }
+expect_eq "verity rule: nobody's read of s/rootread is refused" refused "$(nobody_read "$MNT/s/rootread")"
+expect_eq "root's read under the other rule passes" ok "$(open_result "$MNT/s/rootread")"
+expect_eq "then nobody's read is still refused (seen, no ignore mark)" refused \
+	"$(nobody_read "$MNT/s/rootread")"
 stop_uevmd
