@@ -175,6 +175,10 @@ wait_for "$WAIT_S" "the process in SOURCE to start" test -s "$T/sync/ready"
 pid=$(cat "$T/sync/ready")
 : >"$T/uevmfs.stderr"
 ufs_mount "$S3" "$S3" "key=raw:$KEY,ml=none,audit_log=$T/audit3.log,nosyslog" || exit 1
+# The scan runs once the mount stands: wait for its audit record, not for
+# the mount alone.
+wait_for "$WAIT_S" "uevmfs to audit the process in SOURCE" \
+	grep -q "op=mount cause=source-held-open" "$T/audit3.log"
 expect_match "a process sitting in SOURCE from before the mount is named at start" \
 	"warning: process $pid \\(python3, uid 65534\\) has cwd $S3 in SOURCE from before the mount" \
 	"$(cat "$T/uevmfs.stderr")"
