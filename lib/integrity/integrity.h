@@ -314,6 +314,10 @@ int integrity_inode_setattr(struct integrity_sys *s, const struct integrity_even
 void integrity_inode_post_setattr(struct integrity_sys *s, const struct integrity_event *ev);
 int integrity_inode_post_init(struct integrity_sys *s, const struct integrity_event *ev);
 int integrity_file_check(struct integrity_sys *s, const struct integrity_event *ev);
+/* An exec (the kernel's ima_bprm_check): BPRM_CHECK, then CREDS_CHECK
+ * with the ids the program runs with; NOSUID as integrity_cred_for_exec. */
+int integrity_bprm_check(struct integrity_sys *s, const struct integrity_event *ev,
+			 int nosuid);
 void integrity_file_free(struct integrity_sys *s, const struct integrity_event *ev);
 
 /* The providers' hooks, callable directly (kernel names). */

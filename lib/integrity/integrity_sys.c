@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "integrity_private.h"
+#include "ima_policy.h"
 
 static const char *const mode_names[] = {
 	[INTEGRITY_MODE_ENFORCE] = "enforce",
@@ -280,4 +281,23 @@ DISPATCH_INT(inode_setattr)
 DISPATCH_VOID(inode_post_setattr)
 DISPATCH_INT(inode_post_init)
 DISPATCH_INT(file_check)
+
+/* The kernel's ima_bprm_check: BPRM_CHECK as the caller, then CREDS_CHECK
+ * with the credentials the program runs with (integrity_cred_for_exec). */
+UEVM_EXPORT int integrity_bprm_check(struct integrity_sys *s,
+				     const struct integrity_event *ev, int nosuid)
+{
+	struct integrity_event e = *ev;
+	struct integrity_cred runs_as;
+	int rc;
+
+	e.func = BPRM_CHECK;
+	rc = integrity_file_check(s, &e);
+	if (rc)
+		return rc;
+	integrity_cred_for_exec(e.file, ev->cred, nosuid, &runs_as);
+	e.cred = &runs_as;
+	e.func = CREDS_CHECK;
+	return integrity_file_check(s, &e);
+}
 DISPATCH_VOID(file_free)

@@ -83,18 +83,20 @@ static void note_refusal(const char *path, const char *cause)
 }
 
 /* One hook, as the daemon's worker makes it: 0, or the refusal's cause. */
-static const char *decide(const struct uevm_file *f, const char *path, int func, int mask,
-			  const struct integrity_cred *cred)
+static const char *decide(const struct uevm_file *f, const char *path, int func, int mask)
 {
 	struct integrity_event ev = { 0 };
+	int rc;
 
 	ev.file = f;
-	ev.cred = cred;
+	ev.cred = &C.cred;
 	ev.filename = path;
 	ev.func = func;
 	ev.mask = mask;
 	last_cause[0] = '\0';
-	if (integrity_file_check(D->sys, &ev) == 0)
+	rc = func == BPRM_CHECK ? integrity_bprm_check(D->sys, &ev, -1)
+				: integrity_file_check(D->sys, &ev);
+	if (rc == 0)
 		return NULL;
 	return last_cause[0] ? last_cause : "unknown";
 }
@@ -119,15 +121,9 @@ static int check_one(const struct uevm_file *f, const char *path, int err, void 
 	pthread_mutex_lock(&C.lock);
 	C.files++;
 	pthread_mutex_unlock(&C.lock);
-	cause = decide(f, path, FILE_CHECK, MAY_READ, &C.cred);
+	cause = decide(f, path, FILE_CHECK, MAY_READ);
 	if (!cause && (f->st.st_mode & 0111))
-		cause = decide(f, path, BPRM_CHECK, MAY_EXEC, &C.cred);
-	if (!cause && (f->st.st_mode & 0111)) {
-		struct integrity_cred runs_as;
-
-		integrity_cred_for_exec(f, &C.cred, -1, &runs_as);
-		cause = decide(f, path, CREDS_CHECK, MAY_EXEC, &runs_as);
-	}
+		cause = decide(f, path, BPRM_CHECK, MAY_EXEC);
 	if (cause)
 		note_refusal(path, cause);
 	return 0;

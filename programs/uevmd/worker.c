@@ -219,19 +219,8 @@ void worker_handle(struct perm_slot *sl)
 		notify_sync(&f, (oflags & O_CREAT) || f.st.st_size == 0);
 		writes_catch_up(&f, &cred);
 	}
-	rc = integrity_file_check(D->sys, &ev);
-	if (rc == 0 && func == BPRM_CHECK) {
-		/* ima_bprm_check's second check: CREDS_CHECK, under the
-		 * credentials the program will run with. */
-		struct integrity_cred runs_as;
-
-		integrity_cred_for_exec(&f, &cred, -1, &runs_as);
-		ev.cred = &runs_as;
-		ev.func = CREDS_CHECK;
-		rc = integrity_file_check(D->sys, &ev);
-		ev.cred = &cred;
-		ev.func = func;
-	}
+	rc = func == BPRM_CHECK ? integrity_bprm_check(D->sys, &ev, -1)
+				: integrity_file_check(D->sys, &ev);
 	perm_answer(sl, rc == 0, false);
 
 	/* The stamp from before the check stands for the content it

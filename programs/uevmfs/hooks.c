@@ -141,27 +141,6 @@ void ufs_hook_end(struct ufs_hook *h)
 	h->own_fd = false;
 }
 
-int ufs_exec_checks(struct ufs_hook *h)
-{
-	const struct integrity_cred *caller = h->ev.cred;
-	struct integrity_cred runs_as;
-	int func = h->ev.func, err;
-
-	h->ev.func = BPRM_CHECK;
-	err = integrity_file_check(ufs.sys, &h->ev);
-	if (!err) {
-		/* The FUSE mount's nosuid decides (FUSE's default), not
-		 * SOURCE's mount. */
-		integrity_cred_for_exec(&h->file, caller, ufs.nosuid, &runs_as);
-		h->ev.cred = &runs_as;
-		h->ev.func = CREDS_CHECK;
-		err = integrity_file_check(ufs.sys, &h->ev);
-		h->ev.cred = caller;
-	}
-	h->ev.func = func;
-	return err;
-}
-
 int ufs_open_mask(int flags)
 {
 	int acc = flags & O_ACCMODE, mask = 0;

@@ -248,7 +248,7 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	h.ev.readers = atomic_load(&in->readers);
 	err = integrity_file_check(ufs.sys, &h.ev);
 	if (!err && (flags & UFS_FMODE_EXEC))
-		err = ufs_exec_checks(&h);
+		err = integrity_bprm_check(ufs.sys, &h.ev, ufs.nosuid);
 	if (!err && writer) {
 		/* After the check, as in do_open(): O_TRUNC happens here. */
 		ufs_own_begin(in);

@@ -360,7 +360,7 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 		h.ev.mask = MAY_EXEC;
 		err = integrity_file_check(ufs.sys, &h.ev);
 		if (!err)
-			err = ufs_exec_checks(&h);
+			err = integrity_bprm_check(ufs.sys, &h.ev, ufs.nosuid);
 	}
 	ufs_hook_end(&h);
 	/* The check may have relabelled (mode fix): stamp what it left. */

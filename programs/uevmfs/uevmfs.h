@@ -158,9 +158,6 @@ void ufs_req_cred(fuse_req_t req, struct integrity_cred *cred);
 int ufs_hook_begin(struct ufs_inode *in, int iofd,
 		   const struct integrity_cred *cred, struct ufs_hook *h);
 void ufs_hook_end(struct ufs_hook *h);
-/* An exec's checks after the open's FILE_CHECK: BPRM_CHECK, then
- * CREDS_CHECK under the ids the program runs with (ima_bprm_check). */
-int ufs_exec_checks(struct ufs_hook *h);
 /* The MAY_* mask the kernel computes for an open with FLAGS. */
 int ufs_open_mask(int flags);
 /* Run the next operations as the caller's fsuid/fsgid (new objects get
