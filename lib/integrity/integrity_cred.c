@@ -19,14 +19,30 @@
  * process with more than one thread.  And a single-threaded caller that
  * moved into a new namespace since only errs on the safe side: the one
  * remembered is an ancestor of it, where capabilities hold in the new one
- * too, and a process in the new one has its capabilities ignored. */
-static struct stat self_ns;
+ * too, and a process in the new one has its capabilities ignored.
+ *
+ * A namespace is known by its link's text, "user:[INUM]": the inode
+ * number nsfs gives it, unique among the namespaces that exist, and ours
+ * exists while we run.  readlink() costs half a stat() of the link, which
+ * pins the namespace's dentry, on every permission event of a process
+ * with capabilities. */
+static char self_ns[64];
 static pthread_once_t self_ns_once = PTHREAD_ONCE_INIT;
 static bool self_ns_ok;
 
+static bool ns_link(const char *path, char *buf, size_t size)
+{
+	ssize_t n = readlink(path, buf, size - 1);
+
+	if (n <= 0 || (size_t)n >= size - 1)
+		return false;
+	buf[n] = '\0';
+	return !strncmp(buf, "user:[", 6);
+}
+
 static void self_ns_init(void)
 {
-	self_ns_ok = stat("/proc/self/ns/user", &self_ns) == 0;
+	self_ns_ok = ns_link("/proc/self/ns/user", self_ns, sizeof(self_ns));
 }
 
 /* Is PID in our user namespace?  Capabilities count only there: CapEff
@@ -34,14 +50,11 @@ static void self_ns_init(void)
  * namespace below ours holds none in ours (the kernel's cap_capable). */
 static bool same_user_ns(pid_t pid)
 {
-	char path[64];
-	struct stat a;
+	char path[64], ns[64];
 
 	pthread_once(&self_ns_once, self_ns_init);
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (!self_ns_ok || stat(path, &a) < 0)
-		return false;
-	return a.st_dev == self_ns.st_dev && a.st_ino == self_ns.st_ino;
+	return self_ns_ok && ns_link(path, ns, sizeof(ns)) && !strcmp(ns, self_ns);
 }
 
 /* One read of a small /proc file: open, read, close (no stdio: its
