@@ -341,12 +341,19 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	/* ima_rdwr_violation_check: a file measured for a reader while it is
 	 * open for writing may change under the measurement (open_writers);
 	 * one opened for writing while a measured reader has it open changes
-	 * under a measurement already taken (ToMToU). */
+	 * under a measurement already taken (ToMToU).  As the kernel's
+	 * IMA_EMITTED_OPENWRITERS has it (2025), open_writers is reported
+	 * once until the writers are gone: a user who keeps a file open for
+	 * writing and reads it in a loop would otherwise grow the list, the
+	 * log and the PCR extends without bound. */
 	if ((res.action & IMA_MEASURE) && in.func == FILE_CHECK &&
 	    !(ev->mask & (MAY_WRITE | MAY_APPEND))) {
 		integrity_iint_set_flags(iint, IMA_MUST_MEASURE, 0);
-		if (integrity_iint_writers(iint) > 0)
+		if (integrity_iint_writers(iint) > 0 &&
+		    !(integrity_iint_flags(iint) & IMA_EMITTED_OPENWRITERS)) {
+			integrity_iint_set_flags(iint, IMA_EMITTED_OPENWRITERS, 0);
 			ima_store_violation(s, ev, res.template_name, "open_writers");
+		}
 	}
 	measure = (res.action & IMA_MEASURE) &&
 		  !(integrity_iint_measured_pcrs(iint) & (1ULL << pcr));

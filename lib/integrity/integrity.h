@@ -60,6 +60,7 @@ bool integrity_capable(const struct integrity_cred *cred, int cap);
 #define IMA_DIGSIG		0x10000000	/* security.ima is a signature */
 #define IMA_UPDATE_XATTR	0x20000000	/* rehash at the last writer's close */
 #define IMA_MUST_MEASURE	0x40000000	/* measured for a reader (ToMToU) */
+#define IMA_EMITTED_OPENWRITERS	0x80000000	/* open_writers reported; until no writer */
 
 /* A change stamp: a cached result is only valid for the same one. */
 struct integrity_stamp {
@@ -237,6 +238,17 @@ int ima_measure_keys(struct integrity_sys *s);
 int integrity_sys_evm_write(struct integrity_sys *s,
 			    const struct integrity_cred *cred, uint32_t bits);
 uint32_t integrity_sys_evm_read(const struct integrity_sys *s);
+
+/* S as audit records carry a string anyone may choose (a file name, a
+ * process name): quoted when it is one printable word, else hex, as the
+ * kernel's audit_log_untrustedstring.  Returns the length written to
+ * BUF (at most SIZE - 1; cut short when BUF is too small). */
+size_t integrity_audit_untrusted(char *buf, size_t size, const char *s);
+
+/* The longest record integrity_audit_msg makes: a name of PATH_MAX bytes
+ * in hex fits whole, with the fields after it (the kernel's audit buffer
+ * grows to hold it). */
+#define INTEGRITY_AUDIT_TEXT_MAX 10240
 
 /* Emit an audit record (the kernel's integrity_audit_msg). */
 void integrity_audit_msg(struct integrity_sys *s, int type,

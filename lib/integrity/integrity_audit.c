@@ -56,6 +56,15 @@ static size_t put_untrusted(char *buf, size_t size, size_t off, const char *s)
 	return off;
 }
 
+UEVM_EXPORT size_t integrity_audit_untrusted(char *buf, size_t size, const char *s)
+{
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	put_untrusted(buf, size, 0, s);
+	return strlen(buf);
+}
+
 /* The kernel prints the superblock's s_id (e.g. "vda", "loop0"). */
 static void dev_name(dev_t dev, char *out, size_t len)
 {
@@ -78,7 +87,7 @@ static void dev_name(dev_t dev, char *out, size_t len)
 static void send_syslog(struct integrity_sys *s, const char *text, bool info)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char msg[2048], ts[32];
+	char msg[INTEGRITY_AUDIT_TEXT_MAX + 128], ts[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	/* LOG_AUTHPRIV (10) with LOG_NOTICE (5) or LOG_INFO (6). */
@@ -112,7 +121,7 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 		.cred = cred,
 	};
 	struct integrity_cred self;
-	char text[1536], dev[272];
+	char text[INTEGRITY_AUDIT_TEXT_MAX], dev[272];
 	size_t off;
 
 	if (info && !s->audit.integrity_audit)
@@ -149,7 +158,7 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 	if (s->audit.to_syslog)
 		send_syslog(s, text, info);
 	if (s->auditd_fd >= 0) {
-		char msg[1600];
+		char msg[INTEGRITY_AUDIT_TEXT_MAX + 32];
 
 		/* The kernel keeps types 1800-1899 for itself; userspace
 		 * records go as trusted-application messages naming them. */

@@ -119,7 +119,8 @@ UEVM_EXPORT void integrity_cache_free(struct integrity_cache *c)
 static void reset_results(struct integrity_iint_cache *e)
 {
 	/* What survives a change: facts about how the file came to be. */
-	e->flags &= IMA_NEW_FILE | EVM_NEW_FILE | IMA_UPDATE_XATTR | IMA_MUST_MEASURE;
+	e->flags &= IMA_NEW_FILE | EVM_NEW_FILE | IMA_UPDATE_XATTR | IMA_MUST_MEASURE |
+		    IMA_EMITTED_OPENWRITERS;
 	e->measured_pcrs = 0;
 	e->evm_status = INTEGRITY_UNKNOWN;
 	for (int i = 0; i < IMA_STATUS_SLOTS; i++)
@@ -402,6 +403,9 @@ UEVM_EXPORT void integrity_iint_add_writer(struct integrity_iint_cache *iint,
 	if (delta > 0 && iint->writers == UINT16_MAX)
 		return;
 	iint->writers = (uint16_t)(iint->writers + delta);
+	/* The writers are gone: the next ones are a new open_writers case. */
+	if (!iint->writers)
+		iint->flags &= ~(uint32_t)IMA_EMITTED_OPENWRITERS;
 }
 
 UEVM_EXPORT void integrity_iint_reset(struct integrity_iint_cache *iint)

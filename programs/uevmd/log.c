@@ -22,14 +22,17 @@
 #include "uevmd.h"
 
 #define LOG_QUEUE 1024
-#define LOG_TEXT 1600
+/* An audit record's text whole (a PATH_MAX name in hex), or a message. */
+#define LOG_TEXT (INTEGRITY_AUDIT_TEXT_MAX + 64)
 #define LOCAL_MAX 16
 
+/* A record owns its text (malloc'd, as long as it is): the queue holds
+ * pointers, not LOG_TEXT bytes a slot. */
 struct log_rec {
 	int prio;
 	int type;		/* AUDIT_INTEGRITY_* or 0 for a daemon message */
 	bool result_ok;
-	char text[LOG_TEXT];
+	char *text;
 };
 
 static struct log_rec *queue;
@@ -62,17 +65,24 @@ static const char *type_name(int type)
 	return NULL;
 }
 
+/* Hands R's text to the queue (or frees it when it is full). */
 static void push(struct log_rec *r)
 {
+	bool queued = false;
+
 	pthread_mutex_lock(&q_lock);
-	if (!queue || q_count == LOG_QUEUE) {
+	if (!queue || q_count == LOG_QUEUE || !r->text) {
 		atomic_fetch_add(&D->st.log_dropped, 1);
 	} else {
 		queue[(q_head + q_count) % LOG_QUEUE] = *r;
 		q_count++;
+		queued = true;
 		pthread_cond_signal(&q_cond);
 	}
 	pthread_mutex_unlock(&q_lock);
+	if (!queued)
+		free(r->text);
+	r->text = NULL;
 }
 
 void log_audit_sink(const struct integrity_audit_record *r, void *arg)
@@ -88,7 +98,7 @@ void log_audit_sink(const struct integrity_audit_record *r, void *arg)
 	rec->prio = r->info ? LOG_INFO : LOG_NOTICE;
 	rec->type = r->type;
 	rec->result_ok = r->result == 0;
-	snprintf(rec->text, sizeof(rec->text), "%s", r->text);
+	rec->text = strndup(r->text, LOG_TEXT - 1);
 	if (!holding || n_local == LOCAL_MAX) {
 		/* Threads that do not answer opens (the control tree's) deliver
 		 * at once; a full hold delivers early rather than not at all. */
@@ -136,22 +146,33 @@ static void escape_text(char *out, size_t size, const char *in)
 	out[off] = '\0';
 }
 
+/* A name anyone may choose, for a daemon message: as audit records
+ * carry one (quoted, or hex), so that it cannot pass for fields of a
+ * record ("... type=INTEGRITY_DATA res=0" in a file name). */
+const char *log_untrusted(char *buf, size_t size, const char *s)
+{
+	integrity_audit_untrusted(buf, size, s);
+	return buf;
+}
+
 void ulog(int prio, const char *fmt, ...)
 {
 	struct log_rec rec = { .prio = prio };
-	char raw[sizeof(rec.text)];
+	char raw[LOG_TEXT], text[LOG_TEXT];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	escape_text(rec.text, sizeof(rec.text), raw);
+	escape_text(text, sizeof(text), raw);
 	/* Start-up messages also go to the terminal (or journald) at once:
 	 * nothing waits for answers yet. */
 	if (!logger_started || (!atomic_load(&D->running) && !D->cfg.log_stderr))
-		fprintf(stderr, "uevmd: %s\n", rec.text);
-	if (logger_started)
+		fprintf(stderr, "uevmd: %s\n", text);
+	if (logger_started) {
+		rec.text = strdup(text);
 		push(&rec);
+	}
 }
 
 static void send_syslog(const struct log_rec *r)
@@ -239,6 +260,7 @@ static void *logger_main(void *arg)
 		q_count--;
 		pthread_mutex_unlock(&q_lock);
 		deliver(&r);
+		free(r.text);
 		pthread_mutex_lock(&q_lock);
 	}
 	pthread_mutex_unlock(&q_lock);
@@ -323,6 +345,8 @@ void log_stop(void)
 	if (audit_fd >= 0)
 		audit_close(audit_fd);
 	syslog_fd = audit_fd = -1;
+	for (; queue && q_count; q_count--, q_head = (q_head + 1) % LOG_QUEUE)
+		free(queue[q_head].text);
 	free(queue);
 	queue = NULL;
 }

@@ -195,18 +195,19 @@ static void overload_note(const struct fanotify_event_metadata *m, bool full, ui
 {
 	static int64_t last;
 	int64_t now = mono_ns();
-	char path[256];
+	char path[256], name[LOG_NAME_MAX];
 
 	if (now - last < 1000000000LL)
 		return;
 	last = now;
 	fd_path(m->fd, path, sizeof(path));
+	log_untrusted(name, sizeof(name), path);
 	if (full)
-		ulog(LOG_WARNING, "%d opens waiting: %s (pid %d) and others refused unseen",
-		     NSLOTS, path, (int)m->pid);
+		ulog(LOG_WARNING, "%d opens waiting: this one (pid %d) and others refused "
+		     "unseen: %s", NSLOTS, (int)m->pid, name);
 	else
-		ulog(LOG_WARNING, "user %u has %d opens waiting: its open of %s (pid %d) "
-		     "and others refused unseen", uid, USER_SLOTS, path, (int)m->pid);
+		ulog(LOG_WARNING, "user %u has %d opens waiting: this one (pid %d) and "
+		     "others refused unseen: %s", uid, USER_SLOTS, (int)m->pid, name);
 }
 
 static void dispatch(const struct fanotify_event_metadata *m)
@@ -554,10 +555,13 @@ int64_t perm_expire(int64_t now)
 	}
 	pthread_mutex_unlock(&qlock);
 	/* Logged only now, after every late answer was written. */
-	for (int i = 0; i < nlate; i++)
-		ulog(LOG_WARNING, "no decision for %s (pid %d) within %u ms: %s",
-		     late[i].path, (int)late[i].tid, D->cfg.deadline_ms,
-		     allow ? "allowed" : "denied");
+	for (int i = 0; i < nlate; i++) {
+		char name[LOG_NAME_MAX];
+
+		ulog(LOG_WARNING, "no decision within %u ms (pid %d): %s: %s",
+		     D->cfg.deadline_ms, (int)late[i].tid, allow ? "allowed" : "denied",
+		     log_untrusted(name, sizeof(name), late[i].path));
+	}
 	if (more)
 		ulog(LOG_WARNING, "%d more late answers", more);
 	return oldest;

@@ -335,11 +335,14 @@ static void queue(enum job_kind kind, struct uevm_file *f,
 		return;
 	}
 	if (njobs >= MAX_JOBS || (!e && !(e = calloc(1, sizeof(*e))))) {
+		char name[2 * PATH_MAX + 3];
+
 		pthread_mutex_unlock(&jlock);
 		free(j);
 		atomic_fetch_add(&D->st.relabel_dropped, 1);
-		ulog(LOG_WARNING, "%s: too many label updates pending: this one is "
-		     "dropped, the file keeps its old labels", f->path);
+		ulog(LOG_WARNING, "too many label updates pending: this one is dropped, "
+		     "the file keeps its old labels: %s",
+		     log_untrusted(name, sizeof(name), f->path));
 		return;
 	}
 	if (!*pp) {

@@ -198,6 +198,9 @@ void log_flush_local(void);
 void log_hold_records(void);
 /* A daemon message (LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO). */
 void ulog(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *log_untrusted(char *buf, size_t size, const char *s);
+/* Room for a path of 256 bytes as log_untrusted writes it (hex). */
+#define LOG_NAME_MAX (2 * 256 + 3)
 
 /* ---- fanotify permission group (perm.c) and workers (worker.c) ---------- */
 

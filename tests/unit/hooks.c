@@ -400,6 +400,11 @@ static void test_file_check(struct ima_measurements *ml)
 		      last_entry_pcr(ml) == 11);
 		CHECK("  audited op=invalid_pcr cause=open_writers res=1",
 		      audit_has("op=invalid_pcr cause=open_writers") && audit_has("res=1"));
+		audit_count = 0;
+		CHECK("  more readers' opens while that writer stays: no more violations",
+		      try_open("edit", MAY_READ) == 0 && try_open("edit", MAY_READ) == 0 &&
+		      ima_ml_violations(ml) == v0 + 1 && ima_ml_count(ml) == n0 + 1 &&
+		      audit_count == 0);
 		open_obj("edit", &f);
 		ev.file = &f;
 		ev.cred = &root_cred;
@@ -433,6 +438,8 @@ static void test_file_check(struct ima_measurements *ml)
 		ev.readers = 0;
 		CHECK("  no violation without readers",
 		      integrity_file_check(sys, &ev) == 0 && ima_ml_violations(ml) == v0 + 2);
+		CHECK("open_writers again once every writer closed: a new writer, then a reader",
+		      try_open("edit", MAY_READ) == 0 && ima_ml_violations(ml) == v0 + 3);
 		integrity_file_free(sys, &ev);
 		uevm_file_close(&f);
 	}
