@@ -6,6 +6,7 @@
  * libaudit is loaded only then (dlopen_private.h).
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <libaudit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,15 +46,33 @@ static bool needs_hex(const char *s)
 	return false;
 }
 
+/* Each put_* writes at OFF of BUF (SIZE > 0) and returns the new end,
+ * never past SIZE - 1: what does not fit is cut, and the next put finds
+ * no room rather than an offset beyond the buffer. */
+static size_t put_fmt(char *buf, size_t size, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t put_fmt(char *buf, size_t size, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off >= size - 1)
+		return size - 1;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, size - off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	return off + (size_t)n < size ? off + (size_t)n : size - 1;
+}
+
 static size_t put_untrusted(char *buf, size_t size, size_t off, const char *s)
 {
-	if (off >= size)
-		return off;
 	if (!needs_hex(s))
-		return off + (size_t)snprintf(buf + off, size - off, "\"%s\"", s);
+		return put_fmt(buf, size, off, "\"%s\"", s);
 	for (const unsigned char *p = (const unsigned char *)s; *p && off + 3 < size; p++)
-		off += (size_t)snprintf(buf + off, size - off, "%02X", *p);
-	return off;
+		off = put_fmt(buf, size, off, "%02X", *p);
+	return off < size ? off : size - 1;
 }
 
 UEVM_EXPORT size_t integrity_audit_untrusted(char *buf, size_t size, const char *s)
@@ -121,8 +140,8 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 		.cred = cred,
 	};
 	struct integrity_cred self;
-	char text[INTEGRITY_AUDIT_TEXT_MAX], dev[272];
-	size_t off;
+	char text[INTEGRITY_AUDIT_TEXT_MAX], tail[640], dev[272];
+	size_t off, toff = 0, room;
 
 	if (info && !s->audit.integrity_audit)
 		return;
@@ -130,27 +149,29 @@ UEVM_EXPORT void integrity_audit_msg(struct integrity_sys *s, int type,
 		integrity_cred_self(&self);
 		cred = r.cred = &self;
 	}
-	off = (size_t)snprintf(text, sizeof(text),
-			       "pid=%d uid=%u auid=%u ses=%u op=%s cause=%s comm=",
-			       (int)cred->pid, cred->uid, cred->auid, cred->ses,
-			       op, cause ? cause : "unknown");
-	off = put_untrusted(text, sizeof(text), off, cred->comm);
-	if (fname && off < sizeof(text)) {
-		off += (size_t)snprintf(text + off, sizeof(text) - off, " name=");
-		off = put_untrusted(text, sizeof(text), off, fname);
-	}
-	if (f && off < sizeof(text)) {
+	/* The fields after the name first: a name too long for the record
+	 * (past PATH_MAX: `uevmd --check` walks any depth) is cut, never
+	 * dev=, ino= or res=. */
+	tail[0] = '\0';
+	if (f) {
 		r.dev = f->st.st_dev;
 		r.ino = f->st.st_ino;
 		dev_name(f->st.st_dev, dev, sizeof(dev));
-		off += (size_t)snprintf(text + off, sizeof(text) - off, " dev=");
-		off = put_untrusted(text, sizeof(text), off, dev);
-		off += (size_t)snprintf(text + off, sizeof(text) - off, " ino=%lu",
-					(unsigned long)f->st.st_ino);
+		toff = put_fmt(tail, sizeof(tail), toff, " dev=");
+		toff = put_untrusted(tail, sizeof(tail), toff, dev);
+		toff = put_fmt(tail, sizeof(tail), toff, " ino=%lu", (unsigned long)f->st.st_ino);
 	}
-	if (off < sizeof(text))
-		snprintf(text + off, sizeof(text) - off, " res=%d errno=0",
-			 result == 0);
+	toff = put_fmt(tail, sizeof(tail), toff, " res=%d errno=0", result == 0);
+	room = sizeof(text) - toff;
+	off = put_fmt(text, room, 0, "pid=%d uid=%u auid=%u ses=%u op=%s cause=%s comm=",
+		      (int)cred->pid, cred->uid, cred->auid, cred->ses,
+		      op, cause ? cause : "unknown");
+	off = put_untrusted(text, room, off, cred->comm);
+	if (fname) {
+		off = put_fmt(text, room, off, " name=");
+		off = put_untrusted(text, room, off, fname);
+	}
+	memcpy(text + off, tail, toff + 1);
 	r.text = text;
 
 	if (s->audit.sink)

@@ -345,8 +345,11 @@ void log_stop(void)
 	if (audit_fd >= 0)
 		audit_close(audit_fd);
 	syslog_fd = audit_fd = -1;
+	/* Under the lock: a worker stuck past the stop may still push. */
+	pthread_mutex_lock(&q_lock);
 	for (; queue && q_count; q_count--, q_head = (q_head + 1) % LOG_QUEUE)
 		free(queue[q_head].text);
 	free(queue);
 	queue = NULL;
+	pthread_mutex_unlock(&q_lock);
 }

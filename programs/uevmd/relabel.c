@@ -70,9 +70,11 @@ static pthread_t thread;
 
 /* ---- the work ------------------------------------------------------------------------ */
 
-/* The entry's flags (0 when the inode is not in the cache). */
+/* The entry's flags (0 when the inode is not in the cache), after
+ * setting SET and bringing its writer count into [WMIN, WMAX] (-1: no
+ * bound). */
 static uint32_t iint_flags(struct integrity_sys *s, const struct uevm_file *f,
-			   uint32_t set, int writers_max)
+			   uint32_t set, int wmin, int wmax)
 {
 	struct integrity_iint_cache *iint;
 	uint32_t gen = 0, flags;
@@ -84,11 +86,13 @@ static uint32_t iint_flags(struct integrity_sys *s, const struct uevm_file *f,
 		return 0;
 	integrity_iint_lock(iint);
 	flags = integrity_iint_flags(iint);
+	w = integrity_iint_writers(iint);
+	if (wmax >= 0 && w > (unsigned int)wmax)
+		integrity_iint_add_writer(iint, -(int)(w - (unsigned int)wmax));
+	else if (wmin >= 0 && w < (unsigned int)wmin)
+		integrity_iint_add_writer(iint, (int)((unsigned int)wmin - w));
 	if (set)
 		integrity_iint_set_flags(iint, set, 0);
-	w = integrity_iint_writers(iint);
-	if (writers_max >= 0 && w > (unsigned int)writers_max)
-		integrity_iint_add_writer(iint, -(int)(w - (unsigned int)writers_max));
 	integrity_iint_unlock(iint);
 	integrity_iint_put(integrity_sys_cache(s), iint);
 	return flags;
@@ -120,11 +124,19 @@ static void relabel_after_writes(struct uevm_file *f, const struct integrity_cre
 {
 	struct integrity_event ev = { .file = f, .cred = cred, .filename = f->path,
 				      .mask = MAY_WRITE, .written = true };
-	uint32_t flags = iint_flags(D->sys, f, 0, 1);
+	uint32_t flags = iint_flags(D->sys, f, 0, -1, 1), keep = 0;
 
 	integrity_file_free(D->sys, &ev);
 	if (others != 0 && (flags & (IMA_UPDATE_XATTR | IMA_NEW_FILE)))
-		iint_flags(D->sys, f, IMA_UPDATE_XATTR, -1);
+		keep = IMA_UPDATE_XATTR;
+	/* A writer still open (a read lease refused: the kernel's
+	 * i_writecount) still counts for open_writers, as in the kernel,
+	 * and with it the violation already reported for it (else each
+	 * write, then read, would report one more). */
+	if (others == 1)
+		iint_flags(D->sys, f, keep | (flags & IMA_EMITTED_OPENWRITERS), 1, -1);
+	else if (keep)
+		iint_flags(D->sys, f, keep, -1, -1);
 	/* Record the status of the labels just written: a chmod that
 	 * follows is judged against it (integrity_inode_post_change), and
 	 * writes_catch_up() sees that nothing changed since. */
@@ -152,7 +164,7 @@ void writes_catch_up(struct uevm_file *f, const struct integrity_cred *cred)
 	uint32_t gen = 0;
 	bool fresh;
 
-	if (!(iint_flags(D->sys, f, 0, -1) & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) ||
+	if (!(iint_flags(D->sys, f, 0, -1, -1) & (IMA_UPDATE_XATTR | IMA_NEW_FILE)) ||
 	    writers_open(f->fd) != 1)
 		return;
 	uevm_file_generation(f, &gen);

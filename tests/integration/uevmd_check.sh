@@ -80,3 +80,20 @@ expect_eq "uevmd refuses the changed owner" EPERM "$(open_result "$MNT/bad/owner
 expect_eq "uevmd allows the newly labelled file" ok "$(open_result "$MNT/bad/unlabelled")"
 expect_eq "uevmd runs the binary" ok "$(exec_result "$MNT/bin/true")"
 stop_uevmd
+
+# ---- a path longer than PATH_MAX, named with a space ----------------------------------
+# Its audit record (hex for the space: 11,000 characters of name) is cut
+# to fit the record, keeping the fields after it; the cut once ran past
+# the record's buffer (an attack review; AddressSanitizer: the san build).
+seg=$(printf '%0250d' 0)
+deep=$MNT/deep
+for _ in $(seq 22); do deep=$deep/$seg; done
+# Made a directory at a time (a path past PATH_MAX cannot be named whole).
+(cd "$MNT" && mkdir deep && cd deep &&
+	for _ in $(seq 22); do mkdir "$seg" && cd "$seg" || exit 1; done &&
+	echo "unlabelled, deep" >"a b")
+expect_eq "a file whose path is longer than PATH_MAX (${#deep} bytes) is made" 0 $?
+out=$("$UEVMD" -c "$CONF" --check --under "$MNT/deep" 2>&1)
+expect_eq "--check over it exits 1 (refused)" 1 $?
+expect_match "  and names it: missing-hash" "^refused: $deep/a b \(missing-hash\)$" "$out"
+rm -rf "$MNT/deep"
