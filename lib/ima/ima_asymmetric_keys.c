@@ -9,6 +9,8 @@
  * .ima keyring: a front-end loads them first, then the policy and the
  * list, and then measures them here, so that a remote verifier (Keylime)
  * can learn the keys that IMA signatures in the list are checked with.
+ * Critical data (a front-end's own settings, func=CRITICAL_DATA) goes the
+ * same way: a buffer, measured under a matching rule.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -34,6 +36,29 @@ static int measure_key(struct ima_measurements *ml, const struct ima_policy *p,
 	/* The template is ima-buf unless the rule names one. */
 	return ima_ml_add_buffer(ml, IMA_KEYRING, der, len, r.template_name,
 				 r.pcr);
+}
+
+UEVM_EXPORT int ima_measure_critical_data(struct integrity_sys *s, const char *label,
+					  const char *event_name, const void *buf,
+					  size_t len)
+{
+	struct ima_measurements *ml = integrity_sys_measurements(s);
+	const struct ima_policy *p = integrity_sys_policy(s);
+	struct ima_match_input in = {
+		.func = CRITICAL_DATA,
+		.uid = getuid(),
+		.keyrings_or_label = label,
+	};
+	struct ima_policy_result r;
+	int ret;
+
+	if (!ml || !p)
+		return 0;
+	ima_match_policy(p, &in, IMA_MEASURE, &r);
+	if (!(r.action & IMA_MEASURE))
+		return 0;
+	ret = ima_ml_add_buffer(ml, event_name, buf, len, r.template_name, r.pcr);
+	return ret < 0 ? ret : ret == 0;
 }
 
 UEVM_EXPORT int ima_measure_keys(struct integrity_sys *s)

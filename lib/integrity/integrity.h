@@ -234,6 +234,12 @@ struct ima_measurements *integrity_sys_measurements(const struct integrity_sys *
  * (0 without a rule, or when all were listed already) or a negative
  * errno (-EIO: listed, but the TPM extend failed). */
 int ima_measure_keys(struct integrity_sys *s);
+/* The kernel's ima_measure_critical_data: BUF as an ima-buf entry (or the
+ * rule's template=) named EVENT_NAME, when a "measure func=CRITICAL_DATA"
+ * rule matches LABEL (label= lists it, or names none).  Returns 1 when
+ * added, 0 without a rule or when listed already, or a negative errno. */
+int ima_measure_critical_data(struct integrity_sys *s, const char *label,
+			      const char *event_name, const void *buf, size_t len);
 /* The securityfs `evm` value: writable once (by CAP_SYS_ADMIN). */
 int integrity_sys_evm_write(struct integrity_sys *s,
 			    const struct integrity_cred *cred, uint32_t bits);

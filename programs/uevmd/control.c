@@ -182,8 +182,13 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 		free(src);
 		return ret;
 	}
+	pthread_mutex_lock(&D->policy_lock);
+	if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, D->policy_sha256))
+		memset(D->policy_sha256, 0xff, sizeof(D->policy_sha256));
+	pthread_mutex_unlock(&D->policy_lock);
 	uevmd_policy_install(np, src);
 	ulog(LOG_NOTICE, "policy replaced from %s (%zu rules)", source, ima_policy_count(np));
+	uevmd_measure_state();
 	return 0;
 }
 

@@ -27,7 +27,10 @@ int input_open(struct uevmd_input *in, const char *path, const char *what)
 	memset(in, 0, sizeof(*in));
 	in->what = what;
 	in->path = path;
-	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted at PATH (offline) opens at once and is
+	 * refused below, instead of holding the start or a reload in open(2)
+	 * with the stop signals waiting (they are taken by sigwaitinfo). */
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (in->fd < 0)
 		return -errno;
 	if (fstat(in->fd, &in->st) < 0) {
@@ -40,6 +43,7 @@ int input_open(struct uevmd_input *in, const char *path, const char *what)
 		input_close(in);
 		return -EINVAL;
 	}
+	fcntl(in->fd, F_SETFL, fcntl(in->fd, F_GETFL) & ~O_NONBLOCK);
 	return 0;
 }
 

@@ -84,6 +84,8 @@ int uevmd_config_read(const char *path, struct uevmd_input *in, FILE *errfp,
 		return ret;
 	}
 	ret = uevmd_config_load_mem(text, len, path, errfp, c) ? -EINVAL : 0;
+	if (!ret && uevm_hash_buffer(UEVM_HASH_SHA256, text, len, c->sha256))
+		ret = -EIO;
 	free(text);
 	for (int i = 0; !ret && i < uevmd_noverrides; i++) {
 		char key[64];
@@ -123,7 +125,7 @@ void uevmd_policy_retire(struct ima_policy *p)
 }
 
 int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx,
-		      struct ima_policy **out)
+		      struct ima_policy **out, uint8_t sha256[32])
 {
 	const char *spec = cfg->policy ? cfg->policy : "builtin:appraise_tcb";
 	unsigned int line = 0;
@@ -152,6 +154,11 @@ int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx
 			return ret;
 		}
 		ret = ima_policy_parse_lines(text, len, out, &line);
+		if (!ret && sha256 && uevm_hash_buffer(UEVM_HASH_SHA256, text, len, sha256)) {
+			ima_policy_free(*out);
+			*out = NULL;
+			ret = -EIO;
+		}
 		free(text);
 	}
 	if (ret)
@@ -161,7 +168,8 @@ int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx
 
 static int load_policy(void)
 {
-	int ret = uevmd_policy_load(&D->cfg, integrity_sys_ctx(D->sys), &D->policy);
+	int ret = uevmd_policy_load(&D->cfg, integrity_sys_ctx(D->sys), &D->policy,
+				    D->policy_sha256);
 
 	if (ret)
 		return ret;
@@ -331,6 +339,49 @@ void uevmd_measure_keys(void)
 	else if (ret < 0)
 		ulog(LOG_ERR, "measuring the certificates (KEY_CHECK): %s",
 		     uevm_last_error());
+}
+
+/*
+ * What uevmd enforces with, as critical data (label "uevmd", an ima-buf
+ * entry "uevmd-state" under "measure func=CRITICAL_DATA [label=uevmd]"),
+ * at start and at each reload or policy change: the SHA-256 of the
+ * configuration and policy files as read, the mode and the key's
+ * fingerprint.  The kernel's own settings reach a verifier through the
+ * boot chain (its command line in the PCRs) and its POLICY_CHECK rules.
+ * uevmd reads its settings from the disk an offline attacker can edit:
+ * one who names a key of their own there and relabels the files with it
+ * passes the check of the configuration itself (inputs.c).  That cannot
+ * be refused from the disk alone; a verifier of the list sees it here
+ * (or sees the entry missing: the rule was taken out).
+ */
+static void hex32(const uint8_t d[32], char out[65])
+{
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+void uevmd_measure_state(void)
+{
+	char text[512], cfg_hex[65], pol_hex[65];
+	static const uint8_t none[32];
+	int ret;
+
+	if (!D->ml)
+		return;
+	hex32(D->cfg.sha256, cfg_hex);
+	hex32(D->policy_sha256, pol_hex);
+	pthread_mutex_lock(&D->policy_lock);
+	snprintf(text, sizeof(text), "config=%s sha256:%s policy=%s%s%s mode=%s key=%s",
+		 D->config_path, cfg_hex, D->policy_source ? D->policy_source : "none",
+		 memcmp(D->policy_sha256, none, 32) ? " sha256:" : "",
+		 memcmp(D->policy_sha256, none, 32) ? pol_hex : "",
+		 integrity_mode_name(D->cfg.mode), D->key_fpr[0] ? D->key_fpr : "none");
+	pthread_mutex_unlock(&D->policy_lock);
+	ret = ima_measure_critical_data(D->sys, "uevmd", "uevmd-state", text, strlen(text));
+	if (ret < 0)
+		ulog(LOG_ERR, "measuring uevmd's state (CRITICAL_DATA): %s", uevm_last_error());
+	else if (ret > 0)
+		ulog(LOG_NOTICE, "measured uevmd-state: %s", text);
 }
 
 /* Open the watched paths (marks come later): fds for open_by_handle_at. */
@@ -577,6 +628,7 @@ int main(int argc, char **argv)
 	if ((ret = setup_integrity(log_audit_sink)) || (ret = setup_measurements()))
 		goto fail;
 	uevmd_measure_keys();
+	uevmd_measure_state();
 	if ((ret = tree_start()) || (ret = control_start()))
 		goto fail;
 	if (D->cfg.label_updates && (ret = notify_start()))

@@ -87,7 +87,7 @@ static void log_lines(char *text)
 		     strncmp(l, "uevmd: ", 7) ? l : l + 7);
 }
 
-static int build(struct uevmd_config *nc, struct ima_policy **np)
+static int build(struct uevmd_config *nc, struct ima_policy **np, uint8_t pol_sha256[32])
 {
 	const struct uevm_ctx *ctx = integrity_sys_ctx(D->sys);
 	struct uevmd_input in = { .fd = -1 };
@@ -131,7 +131,7 @@ static int build(struct uevmd_config *nc, struct ima_policy **np)
 		     uevmd_mount_mark_caveat);
 		return -EINVAL;
 	}
-	ret = uevmd_policy_load(nc, ctx, np);
+	ret = uevmd_policy_load(nc, ctx, np, pol_sha256);
 	if (ret) {
 		ulog(LOG_ERR, "reload refused: policy %s did not load (above); the running "
 		     "configuration stays", nc->policy ? nc->policy : "builtin:appraise_tcb");
@@ -144,12 +144,13 @@ int uevmd_reload(void)
 {
 	struct uevmd_config nc;
 	struct ima_policy *np = NULL;
+	uint8_t pol_sha256[32] = { 0 };
 	char *src, *old_log;
 	int ret;
 
 	ulog(LOG_NOTICE, "SIGHUP: reloading %s", D->config_path);
 	uevmd_config_defaults(&nc);
-	ret = build(&nc, &np);
+	ret = build(&nc, &np, pol_sha256);
 	if (!ret && !(src = strdup(nc.policy ? nc.policy : "builtin:appraise_tcb")))
 		ret = -ENOMEM;
 	if (ret) {
@@ -174,9 +175,13 @@ int uevmd_reload(void)
 	nc.log_file = old_log;
 	/* The rules first, then the mode: either order keeps enforcing
 	 * whatever both configurations enforce. */
+	pthread_mutex_lock(&D->policy_lock);
+	memcpy(D->policy_sha256, pol_sha256, sizeof(pol_sha256));
+	pthread_mutex_unlock(&D->policy_lock);
 	uevmd_policy_install(np, src);
 	integrity_sys_set_mode(D->sys, nc.mode);
 	D->cfg.mode = nc.mode;
+	memcpy(D->cfg.sha256, nc.sha256, sizeof(nc.sha256));
 	free(D->cfg.policy);
 	D->cfg.policy = nc.policy;
 	nc.policy = NULL;
@@ -186,5 +191,6 @@ int uevmd_reload(void)
 	     D->policy_source, ima_policy_count(np));
 	sd_notifyf("STATUS=enforcing %d watch(es), mode %s", D->nmarks,
 		   integrity_mode_name(D->cfg.mode));
+	uevmd_measure_state();
 	return 0;
 }

@@ -48,6 +48,7 @@ struct uevmd_config {
 	char *certs[16];	/* X.509 certificates for signatures */
 	int ncerts;
 	enum integrity_mode mode;
+	uint8_t sha256[32];	/* of the configuration file's bytes, as read */
 	bool evm_init;		/* write EVM_INIT_HMAC at start */
 	char *hash;		/* labelling hash algorithm */
 	/* measurement list */
@@ -155,6 +156,7 @@ struct uevmd {
 	struct integrity_sys *sys;
 	struct ima_policy *policy;	/* current; replaced under policy_lock */
 	char *policy_source;
+	uint8_t policy_sha256[32];	/* of the policy file's bytes; 0: builtin */
 	pthread_mutex_t policy_lock;
 	struct ima_measurements *ml;
 	char *ml_path;			/* the list's file, NULL: in memory */
@@ -339,7 +341,7 @@ extern int uevmd_noverrides;
 extern bool uevmd_foreground;
 /* Load the policy named by CFG (appraised with CTX where it must be). */
 int uevmd_policy_load(const struct uevmd_config *cfg, const struct uevm_ctx *ctx,
-		      struct ima_policy **out);
+		      struct ima_policy **out, uint8_t sha256[32]);
 /* Read and parse the configuration at PATH, with the overrides. */
 int uevmd_config_read(const char *path, struct uevmd_input *in, FILE *errfp,
 		      struct uevmd_config *c);
@@ -355,6 +357,9 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 void uevmd_policy_install(struct ima_policy *np, char *src);
 /* Measure the certificates for a "measure func=KEY_CHECK" rule (main.c). */
 void uevmd_measure_keys(void);
+/* Measure what uevmd enforces with: its configuration and policy (their
+ * SHA-256), its mode and its key's fingerprint (main.c). */
+void uevmd_measure_state(void);
 /* Keep a replaced policy until exit (other threads may still read it). */
 void uevmd_policy_retire(struct ima_policy *p);
 /* Make sure no worker still uses what was current before (policy swap). */

@@ -82,3 +82,16 @@ check "uevmd starts with unlabelled inputs off the watched filesystems" start_ue
 check "  and says they were not appraised" \
 	log_has "policy $T/policy.plain is not on a watched filesystem and has no labels: not appraised"
 stop_uevmd
+
+# ---- a FIFO planted where the policy is read: refused at once, never a hang ------------------
+# (it held uevmd in open(2) with SIGTERM taken by its signal thread, so
+# that only SIGKILL ended it: a start or reload that never finishes)
+mkfifo "$T/policy.fifo"
+POLICY=$T/policy.fifo
+write_conf
+start=$(date +%s)
+out=$(timeout -k 5 60 "$UEVMD" -c "$CONF" --check 2>&1)
+rc=$?
+expect_eq "a FIFO as the policy: --check ends with a configuration error (2), not a hang" 2 "$rc"
+check "  within the minute ($(( $(date +%s) - start )) s)" test "$(( $(date +%s) - start ))" -lt 60
+expect_match "  naming the policy" "policy $T/policy.fifo" "$out"

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# uevmd measures what it enforces with, as critical data: under a
+# "measure func=CRITICAL_DATA label=uevmd" rule, at start, at each reload
+# and at each policy change, an ima-buf entry "uevmd-state" names the
+# SHA-256 of its configuration and policy files as read, its mode and its
+# key's fingerprint.  The attacker is offline: they edit the
+# configuration to name a key of their own, weaken the policy, and
+# relabel the disk with that key, so that the configuration passes its
+# own check (the key it is checked with is the one it names).  uevmd
+# cannot tell that from the disk; a verifier of the list can: the entry
+# names the other key and policy, or is missing (the rule was taken
+# out).  The kernel's settings reach a verifier through the boot chain
+# and its POLICY_CHECK rules; its critical data is measured only under a
+# matching rule, as here.  Digests are checked against sha256sum, the
+# fingerprints against `uevm status`.
+source "$(dirname "$0")/../lib.sh"
+source "$TESTS_DIR/uevmd_lib.sh"
+
+make_image || { fail "loop-mounted ext4 image"; exit 1; }
+make_key "$T/key"
+write_policy
+echo "measure func=CRITICAL_DATA label=uevmd" >>"$T/policy"
+L=$T/host.ml
+write_conf "mode = enforce" "measurement_list = $L"
+
+# state_entries: the buffers of the list's uevmd-state entries, one a line
+state_entries() {
+	"$UEVM" measurements daemon --ascii --socket "$SOCK" |
+		awk '$3 == "ima-buf" && $5 == "uevmd-state" { print $6 }' |
+		while read -r hex; do printf '%s' "$hex" | xxd -r -p; echo; done
+}
+want_state() {	# POLICY-FILE MODE
+	echo "config=$CONF sha256:$(sha256sum <"$CONF" | cut -d' ' -f1)" \
+		"policy=$1 sha256:$(sha256sum <"$1" | cut -d' ' -f1)" \
+		"mode=$2 key=$(status_field key)"
+}
+restart_fresh() {	# a new list, as at boot with a TPM
+	stop_uevmd
+	rm -f "$L" "$L.mac"
+	start_uevmd
+}
+
+start_uevmd || { fail "uevmd starts"; exit 1; }
+expect_eq "at start: one uevmd-state entry, the configuration, policy, mode and key as read" \
+	"$(want_state "$T/policy" enforce)" "$(state_entries)"
+check "  logged" log_has "measured uevmd-state: config=$CONF"
+
+# A reload with another policy and mode: a second entry.
+printf '%s\n' "appraise func=BPRM_CHECK" "measure func=CRITICAL_DATA" >"$T/policy"
+write_conf "mode = log" "measurement_list = $L"
+kill -HUP "$UEVMD_PID"
+reloaded() { [ "$(state_entries | wc -l)" -ge 2 ]; }
+check "after a reload: a second entry (a rule with no label= covers uevmd too)" \
+	wait_quiet "$WAIT_S" reloaded
+expect_eq "  naming the new policy and mode" "$(want_state "$T/policy" log)" \
+	"$(state_entries | tail -n 1)"
+first_key=$(status_field key)
+
+# As the kernel: no CRITICAL_DATA rule for the label, no entry.
+echo "measure func=CRITICAL_DATA label=selinux" >"$T/policy"
+restart_fresh || { fail "uevmd restarts"; exit 1; }
+expect_eq "a rule for another label: no uevmd-state entry" "" "$(state_entries)"
+
+# The offline attack: a key of the attacker's named in the configuration
+# (the list kept across restarts is MACed with the key: another key does
+# not take it, so the attacker removes it, as a boot with a TPM starts a
+# list afresh), the policy weakened, everything labelled with that key.
+head -c 32 /dev/urandom >"$T/mine.key"
+chmod 600 "$T/mine.key"
+printf '%s\n' "dont_appraise fsmagic=0xef53" "measure func=CRITICAL_DATA label=uevmd" >"$T/policy"
+KEYSPEC="raw:$T/mine.key" write_conf "mode = enforce" "measurement_list = $L"
+restart_fresh || { fail "uevmd starts with the attacker's key"; exit 1; }
+expect_eq "restarted with another key: the entry names it and the weakened policy" \
+	"$(want_state "$T/policy" enforce)" "$(state_entries)"
+check "  a fingerprint other than the first one's" test "$(status_field key)" != "$first_key"
+stop_uevmd
