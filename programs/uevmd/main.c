@@ -368,9 +368,11 @@ void uevmd_measure_state(void)
 
 	if (!D->ml)
 		return;
+	/* Under the lock: a reload (signal thread) and a policy written
+	 * through the control socket may both change these. */
+	pthread_mutex_lock(&D->policy_lock);
 	hex32(D->cfg.sha256, cfg_hex);
 	hex32(D->policy_sha256, pol_hex);
-	pthread_mutex_lock(&D->policy_lock);
 	snprintf(text, sizeof(text), "config=%s sha256:%s policy=%s%s%s mode=%s key=%s",
 		 D->config_path, cfg_hex, D->policy_source ? D->policy_source : "none",
 		 memcmp(D->policy_sha256, none, 32) ? " sha256:" : "",

@@ -177,11 +177,11 @@ int uevmd_reload(void)
 	 * whatever both configurations enforce. */
 	pthread_mutex_lock(&D->policy_lock);
 	memcpy(D->policy_sha256, pol_sha256, sizeof(pol_sha256));
+	memcpy(D->cfg.sha256, nc.sha256, sizeof(nc.sha256));
 	pthread_mutex_unlock(&D->policy_lock);
 	uevmd_policy_install(np, src);
 	integrity_sys_set_mode(D->sys, nc.mode);
 	D->cfg.mode = nc.mode;
-	memcpy(D->cfg.sha256, nc.sha256, sizeof(nc.sha256));
 	free(D->cfg.policy);
 	D->cfg.policy = nc.policy;
 	nc.policy = NULL;
