@@ -72,7 +72,7 @@ static size_t put_untrusted(char *buf, size_t size, size_t off, const char *s)
 		return put_fmt(buf, size, off, "\"%s\"", s);
 	for (const unsigned char *p = (const unsigned char *)s; *p && off + 3 < size; p++)
 		off = put_fmt(buf, size, off, "%02X", *p);
-	return off < size ? off : size - 1;
+	return off;
 }
 
 UEVM_EXPORT size_t integrity_audit_untrusted(char *buf, size_t size, const char *s)

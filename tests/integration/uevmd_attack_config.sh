@@ -89,9 +89,8 @@ stop_uevmd
 mkfifo "$T/policy.fifo"
 POLICY=$T/policy.fifo
 write_conf
-start=$(date +%s)
+# A hang ends in timeout's 124 (or 137), never in uevmd's 2.
 out=$(timeout -k 5 60 "$UEVMD" -c "$CONF" --check 2>&1)
 rc=$?
 expect_eq "a FIFO as the policy: --check ends with a configuration error (2), not a hang" 2 "$rc"
-check "  within the minute ($(( $(date +%s) - start )) s)" test "$(( $(date +%s) - start ))" -lt 60
 expect_match "  naming the policy" "policy $T/policy.fifo" "$out"
