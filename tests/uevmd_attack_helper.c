@@ -20,6 +20,15 @@
  *	What must keep working: a file made with openat2(O_TMPFILE), TEXT
  *	written, linked as DIR/NAME; TEXT appended with openat2(O_WRONLY|
  *	O_APPEND).  Print "ok" or the error.
+ *
+ *   ctl-handoff SOCK REQUEST
+ *	Connects to uevmd's control socket (run without CAP_SYS_ADMIN),
+ *	forks a child that keeps the connection, prints "pid PID" (its own)
+ *	and exits.  The child waits for a line on stdin (by then the test
+ *	has given PID to a process with every capability, as an attacker
+ *	gets it by cycling the pid space), sends REQUEST and prints the
+ *	first line of the reply ("reply: ..."; "reply:" alone when uevmd
+ *	closed the connection).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -31,7 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,6 +195,43 @@ static int openat2_append(const char *path, const char *text)
 	return say_result(close(fd) == 0);
 }
 
+static int ctl_handoff(const char *sock, const char *request)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char line[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		printf("connect: %s\n", strerror(errno));
+		return 1;
+	}
+	switch (fork()) {
+	case -1:
+		printf("fork: %s\n", strerror(errno));
+		return 1;
+	default:
+		printf("pid %d\n", (int)getpid());
+		return 0;
+	case 0:
+		break;
+	}
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	snprintf(line, sizeof(line), "%s\n", request);
+	if (write(fd, line, strlen(line)) < 0) {
+		printf("write: %s\n", strerror(errno));
+		return 1;
+	}
+	n = read(fd, line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	printf("reply: %s\n", line);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -193,6 +241,8 @@ int main(int argc, char **argv)
 		return openat2_append(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "forge-openat2"))
 		return forge_openat2(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: %s forge-openat2 DIR NAME BIG | openat2-tmpfile DIR NAME TEXT | openat2-append FILE TEXT\n", argv[0]);
+	if (argc == 4 && !strcmp(argv[1], "ctl-handoff"))
+		return ctl_handoff(argv[2], argv[3]);
+	fprintf(stderr, "usage: %s forge-openat2 DIR NAME BIG | openat2-tmpfile DIR NAME TEXT | openat2-append FILE TEXT | ctl-handoff SOCK REQUEST\n", argv[0]);
 	return 2;
 }

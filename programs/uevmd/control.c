@@ -5,7 +5,8 @@
  * passed with SCM_RIGHTS, opened by the client as the invoking user); the
  * reply is "OK" or "ERR why", then the body.  `uevm status`, `uevm enable`,
  * `uevm policy load` and `uevm measurements daemon` speak it.  Changes need
- * CAP_SYS_ADMIN in the caller (SO_PEERCRED, then /proc/PID/status).
+ * CAP_SYS_ADMIN in the caller (SO_PEERCRED and SO_PEERPIDFD, then
+ * /proc/PID/status).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <sys/fanotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "uevmd.h"
@@ -214,17 +216,48 @@ static int write_measurements(FILE *fp, const char *form, const char *algo_name)
 	return -EINVAL;
 }
 
-static bool peer_capable(int fd)
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77		/* Linux 6.5 */
+#endif
+
+/*
+ * Whether the caller may change uevmd: NULL, or why not.  SO_PEERCRED's pid
+ * is the connecting process's; it may have exited and handed the
+ * connection on, and its pid may since name another process (one with
+ * CAP_SYS_ADMIN, if the caller cycled the pid space).  So the pidfd of the
+ * connecting process is taken as well, and /proc/PID counts only when that
+ * process is still alive after it was read: then the pid was still its own.
+ * Kernels before 6.5 have no SO_PEERPIDFD; there the pid alone decides
+ * (docs/threat-model.md).
+ */
+static const char *peer_refusal(int fd, pid_t *pid)
 {
 	struct ucred uc;
 	socklen_t l = sizeof(uc);
 	struct integrity_cred cred;
+	int pidfd = -1;
+	bool capable;
 
+	*pid = 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) < 0)
-		return false;
-	if (integrity_cred_from_pid(uc.pid, &cred) < 0)
-		return false;
-	return integrity_capable(&cred, CAP_SYS_ADMIN_BIT);
+		return "has no credentials";
+	*pid = uc.pid;
+	l = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) < 0) {
+		if (errno != ENOPROTOOPT)
+			return "has exited";
+		pidfd = -1;
+	}
+	capable = integrity_cred_from_pid(uc.pid, &cred) == 0 &&
+		  integrity_capable(&cred, CAP_SYS_ADMIN_BIT);
+	if (pidfd >= 0) {
+		bool alive = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+
+		close(pidfd);
+		if (!alive)
+			return "has exited";
+	}
+	return capable ? NULL : "lacks CAP_SYS_ADMIN";
 }
 
 static void serve(int cfd)
@@ -237,7 +270,9 @@ static void serve(int cfd)
 	char **argv = r.argv;
 	int pfd = -1, argc, ret = 0;
 	struct cmsghdr *c;
+	const char *why;
 	ssize_t n;
+	pid_t pid;
 	FILE *fp;
 
 	n = recvmsg(cfd, &msg, MSG_CMSG_CLOEXEC);
@@ -276,9 +311,11 @@ static void serve(int cfd)
 		if (D->policy)
 			ima_policy_write(D->policy, fp);
 		pthread_mutex_unlock(&D->policy_lock);
-	} else if (control_verb_privileged(r.verb) && !peer_capable(cfd)) {
+	} else if (control_verb_privileged(r.verb) && (why = peer_refusal(cfd, &pid))) {
 		ret = -EPERM;
 		snprintf(err, sizeof(err), "'%s' needs CAP_SYS_ADMIN", argv[0]);
+		ulog(LOG_WARNING, "control: '%s' refused: the caller (pid %d) %s",
+		     argv[0], (int)pid, why);
 	} else if (r.verb == CTL_ENABLE || r.verb == CTL_MODE) {
 		enum integrity_mode m;
 		struct integrity_cred self;
