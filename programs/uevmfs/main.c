@@ -294,6 +294,11 @@ static int read_file(const char *path, char **out, size_t *len)
 	return 0;
 }
 
+/* What the mount enforces with, for its uevmfs-state entry (main). */
+static uint8_t policy_sha256[32];
+static bool policy_hashed;
+static char key_fpr[17];
+
 static int load_policy(const char *spec, struct ima_policy **out)
 {
 	unsigned int line = 0;
@@ -323,10 +328,44 @@ static int load_policy(const char *spec, struct ima_policy **out)
 		return -1;
 	}
 	ret = ima_policy_parse_lines(text, len, out, &line);
+	if (!ret)
+		policy_hashed = !uevm_hash_buffer(UEVM_HASH_SHA256, text, len, policy_sha256);
 	free(text);
 	if (ret)
 		fprintf(stderr, "uevmfs: %s: %s\n", spec, uevm_last_error());
 	return ret ? -1 : 0;
+}
+
+/*
+ * What this mount enforces with, as critical data (label "uevmfs", an
+ * ima-buf entry "uevmfs-state" under "measure func=CRITICAL_DATA
+ * [label=uevmfs]"), once at mount: SOURCE, the mount point, the policy
+ * (the SHA-256 of a policy file as read), the mode, fastopen and the key's
+ * fingerprint.  The options come from fstab or a unit on the disk an
+ * offline attacker can edit, as uevmd's configuration: one who names a
+ * key of their own and a weaker policy there, and relabels the files with
+ * that key, cannot be refused from the disk alone; a verifier of the list
+ * sees it here (docs/threat-model.md).
+ */
+static void measure_state(const struct opts *o)
+{
+	char text[3 * PATH_MAX], hex[65] = "";
+	int ret;
+
+	if (policy_hashed)
+		for (int i = 0; i < 32; i++)
+			snprintf(hex + 2 * i, 3, "%02x", policy_sha256[i]);
+	snprintf(text, sizeof(text),
+		 "source=%s mountpoint=%s policy=%s%s%s mode=%s fastopen=%s key=%s",
+		 ufs.source, ufs.mountpoint, o->policy ? o->policy : "default",
+		 policy_hashed ? " sha256:" : "", hex,
+		 integrity_mode_name(integrity_sys_mode(ufs.sys)),
+		 ufs.fastopen ? "on" : "off", key_fpr[0] ? key_fpr : "none");
+	ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state", text,
+					strlen(text));
+	if (ret < 0)
+		fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
+			uevm_last_error());
 }
 
 /* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */
@@ -454,6 +493,7 @@ static int setup_sys(const struct opts *o, struct ima_policy **policy,
 				uevm_last_error());
 			return -1;
 		}
+		uevm_key_fingerprint(key, key_fpr);
 	}
 	if (uevm_ctx_new(&cfg, key, &ctx)) {
 		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());
@@ -1012,6 +1052,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	measure_state(&o);
 	if (ufs.fastopen && ufs_shared_start()) {
 		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");
 		goto out;
