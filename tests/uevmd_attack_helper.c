@@ -21,14 +21,15 @@
  *	written, linked as DIR/NAME; TEXT appended with openat2(O_WRONLY|
  *	O_APPEND).  Print "ok" or the error.
  *
- *   ctl-handoff SOCK REQUEST
+ *   ctl-handoff SOCK REQUEST [PROGRAM ARG...]
  *	Connects to uevmd's control socket (run without CAP_SYS_ADMIN),
  *	forks a child that keeps the connection, prints "pid PID" (its own)
- *	and exits.  The child waits for a line on stdin (by then the test
- *	has given PID to a process with every capability, as an attacker
- *	gets it by cycling the pid space), sends REQUEST and prints the
- *	first line of the reply ("reply: ..."; "reply:" alone when uevmd
- *	closed the connection).
+ *	and exits, or runs PROGRAM (a setuid-root one: the connecting pid
+ *	then shows every capability).  The child waits for a line on stdin
+ *	(by then the test has given PID to a process with every capability,
+ *	as an attacker gets it by cycling the pid space, or PROGRAM runs),
+ *	sends REQUEST and prints the first line of the reply ("reply: ...";
+ *	"reply:" alone when uevmd closed the connection).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -195,7 +196,7 @@ static int openat2_append(const char *path, const char *text)
 	return say_result(close(fd) == 0);
 }
 
-static int ctl_handoff(const char *sock, const char *request)
+static int ctl_handoff(const char *sock, const char *request, char **prog)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char line[512];
@@ -214,6 +215,12 @@ static int ctl_handoff(const char *sock, const char *request)
 		return 1;
 	default:
 		printf("pid %d\n", (int)getpid());
+		if (prog[0]) {
+			fflush(stdout);
+			execv(prog[0], prog);
+			printf("exec: %s\n", strerror(errno));
+			return 1;
+		}
 		return 0;
 	case 0:
 		break;
@@ -241,8 +248,8 @@ int main(int argc, char **argv)
 		return openat2_append(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "forge-openat2"))
 		return forge_openat2(argv[2], argv[3], argv[4]);
-	if (argc == 4 && !strcmp(argv[1], "ctl-handoff"))
-		return ctl_handoff(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s forge-openat2 DIR NAME BIG | openat2-tmpfile DIR NAME TEXT | openat2-append FILE TEXT | ctl-handoff SOCK REQUEST\n", argv[0]);
+	if (argc >= 4 && !strcmp(argv[1], "ctl-handoff"))
+		return ctl_handoff(argv[2], argv[3], argv + 4);
+	fprintf(stderr, "usage: %s forge-openat2 DIR NAME BIG | openat2-tmpfile DIR NAME TEXT | openat2-append FILE TEXT | ctl-handoff SOCK REQUEST [PROGRAM ARG...]\n", argv[0]);
 	return 2;
 }

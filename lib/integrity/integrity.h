@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "uevm_internal.h"
 
@@ -250,6 +251,9 @@ uint32_t integrity_sys_evm_read(const struct integrity_sys *s);
  * kernel's audit_log_untrustedstring.  Returns the length written to
  * BUF (at most SIZE - 1; cut short when BUF is too small). */
 size_t integrity_audit_untrusted(char *buf, size_t size, const char *s);
+/* Write " NAME=VALUE" to FP, VALUE encoded as above and whole (for texts
+ * a verifier pins: no field can be faked by a name, nothing is cut). */
+int integrity_put_untrusted_field(FILE *fp, const char *name, const char *value);
 
 /* The longest record integrity_audit_msg makes: a name of PATH_MAX bytes
  * in hex fits whole, with the fields after it (the kernel's audit buffer

@@ -84,6 +84,21 @@ UEVM_EXPORT size_t integrity_audit_untrusted(char *buf, size_t size, const char 
 	return strlen(buf);
 }
 
+UEVM_EXPORT int integrity_put_untrusted_field(FILE *fp, const char *name,
+					     const char *value)
+{
+	size_t size = 2 * strlen(value) + 3;	/* hex, or quoted, and the NUL */
+	char *buf = malloc(size);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	integrity_audit_untrusted(buf, size, value);
+	ret = fprintf(fp, " %s=%s", name, buf) < 0 ? -EIO : 0;
+	free(buf);
+	return ret;
+}
+
 /* The kernel prints the superblock's s_id (e.g. "vda", "loop0"). */
 static void dev_name(dev_t dev, char *out, size_t len)
 {

@@ -62,6 +62,32 @@ UEVM_EXPORT void uevm_key_free(struct uevm_key *key)
 	uevm_secure_free(key, sizeof(*key));
 }
 
+/* The key's full public identity, for texts a verifier pins (the
+ * uevmd-state and uevmfs-state measurements): SHA-256 over a label and the
+ * 128-byte padded key, hex.  The 8-byte fingerprint is for people; a
+ * second key with the same fingerprint costs about 2^64 hashes to find. */
+UEVM_EXPORT int uevm_key_id(const struct uevm_key *key, char out[65])
+{
+	static const char label[] = "uevm key id";
+	const EVP_MD *sha256 = uevm_hash_md(UEVM_HASH_SHA256);
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t d[32];
+	int ok;
+
+	out[0] = '\0';
+	ok = ctx && sha256 && EVP_DigestInit_ex(ctx, sha256, NULL) &&
+	     EVP_DigestUpdate(ctx, label, sizeof(label)) &&
+	     EVP_DigestUpdate(ctx, key->raw, UEVM_MAX_KEY_SIZE) &&
+	     EVP_DigestFinal_ex(ctx, d, NULL);
+	EVP_MD_CTX_free(ctx);	/* cleanses its state */
+	if (!ok)
+		return uevm_err(EIO, "SHA-256 is not available");
+	for (int i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+	explicit_bzero(d, sizeof(d));
+	return 0;
+}
+
 UEVM_EXPORT void uevm_key_fingerprint(const struct uevm_key *key, char out[17])
 {
 	uint8_t d[32];

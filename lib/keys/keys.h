@@ -107,6 +107,11 @@ int uevm_key_load_ex(const char *spec, const struct uevm_key_load_opts *o,
 		     struct uevm_key **out, enum uevm_key_form *form);
 
 
+/* The key's full public identity, 64 hex digits (SHA-256 over a label and
+ * the padded key): for texts a verifier pins, where the 16-digit
+ * fingerprint is too short. */
+int uevm_key_id(const struct uevm_key *key, char out[65]);
+
 /* ---- plain key bytes ---------------------------------------------------- */
 
 /* Write DATA to a new file PATH (mode 0600, O_EXCL); removed on failure. */

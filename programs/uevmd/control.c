@@ -220,7 +220,9 @@ static int write_measurements(FILE *fp, const char *form, const char *algo_name)
 #endif
 
 /*
- * Whether the caller may change uevmd: NULL, or why not.  SO_PEERCRED's pid
+ * Whether the caller may change uevmd: NULL, or why not.  The connecting
+ * process must have connected as root (euid 0) and have CAP_SYS_ADMIN, in
+ * uevmd's user namespace, when the request is read.  SO_PEERCRED's pid
  * is the connecting process's; it may have exited and handed the
  * connection on, and its pid may since name another process (one with
  * CAP_SYS_ADMIN, if the caller cycled the pid space).  So the pidfd of the
@@ -241,6 +243,12 @@ static const char *peer_refusal(int fd, pid_t *pid)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) < 0)
 		return "has no credentials";
 	*pid = uc.pid;
+	/* Fixed at connect(): a process that connected as another user and
+	 * then ran a setuid-root program (or handed the connection to one)
+	 * shows every capability in /proc/PID/status, as the kernel's netlink
+	 * checks the opener of the socket as well as the sender. */
+	if (uc.uid != 0)
+		return "did not connect as root";
 	l = sizeof(pidfd);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) < 0) {
 		if (errno != ENOPROTOOPT)

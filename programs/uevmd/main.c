@@ -219,6 +219,11 @@ static int setup_integrity(integrity_audit_sink sink)
 			return ret;
 		}
 		uevm_key_fingerprint(key, D->key_fpr);
+		if ((ret = uevm_key_id(key, D->key_id))) {
+			ulog(LOG_ERR, "key = %s: %s", D->cfg.key, uevm_last_error());
+			uevm_key_free(key);
+			return ret;
+		}
 		ulog(LOG_NOTICE, "key: %s, fingerprint %s", origin.desc, D->key_fpr);
 	}
 	ret = uevm_ctx_new(&ucfg, key, &ctx);
@@ -344,15 +349,18 @@ void uevmd_measure_keys(void)
 /*
  * What uevmd enforces with, as critical data (label "uevmd", an ima-buf
  * entry "uevmd-state" under "measure func=CRITICAL_DATA [label=uevmd]"),
- * at start and at each reload or policy change: the SHA-256 of the
- * configuration and policy files as read, the mode and the key's
- * fingerprint.  The kernel's own settings reach a verifier through the
- * boot chain (its command line in the PCRs) and its POLICY_CHECK rules.
- * uevmd reads its settings from the disk an offline attacker can edit:
- * one who names a key of their own there and relabels the files with it
- * passes the check of the configuration itself (inputs.c).  That cannot
- * be refused from the disk alone; a verifier of the list sees it here
- * (or sees the entry missing: the rule was taken out).
+ * at start and at each reload or policy change: the mode, EVM as applied,
+ * the key's full id, the SHA-256 of the configuration and policy files as
+ * read, their paths and every -o override of the command line (a unit
+ * file on the same disk).  Fixed-size fields come first; strings are
+ * encoded as audit records encode names, whole.  The kernel's own
+ * settings reach a verifier through the boot chain (its command line in
+ * the PCRs) and its POLICY_CHECK rules.  uevmd reads its settings from
+ * the disk an offline attacker can edit: one who names a key of their own
+ * there and relabels the files with it passes the check of the
+ * configuration itself (inputs.c).  That cannot be refused from the disk
+ * alone; a verifier of the list sees it here (or sees the entry missing:
+ * the rule was taken out).
  */
 static void hex32(const uint8_t d[32], char out[65])
 {
@@ -362,28 +370,45 @@ static void hex32(const uint8_t d[32], char out[65])
 
 void uevmd_measure_state(void)
 {
-	char text[512], cfg_hex[65], pol_hex[65];
+	char cfg_hex[65], pol_hex[65] = "none", *text = NULL;
 	static const uint8_t none[32];
+	size_t len = 0;
+	FILE *fp;
 	int ret;
 
 	if (!D->ml)
 		return;
+	fp = open_memstream(&text, &len);
+	if (!fp) {
+		ulog(LOG_ERR, "measuring uevmd's state (CRITICAL_DATA): %m");
+		return;
+	}
 	/* Under the lock: a reload (signal thread) and a policy written
 	 * through the control socket may both change these. */
 	pthread_mutex_lock(&D->policy_lock);
 	hex32(D->cfg.sha256, cfg_hex);
-	hex32(D->policy_sha256, pol_hex);
-	snprintf(text, sizeof(text), "config=%s sha256:%s policy=%s%s%s mode=%s key=%s",
-		 D->config_path, cfg_hex, D->policy_source ? D->policy_source : "none",
-		 memcmp(D->policy_sha256, none, 32) ? " sha256:" : "",
-		 memcmp(D->policy_sha256, none, 32) ? pol_hex : "",
-		 integrity_mode_name(D->cfg.mode), D->key_fpr[0] ? D->key_fpr : "none");
+	if (memcmp(D->policy_sha256, none, 32))
+		hex32(D->policy_sha256, pol_hex);
+	fprintf(fp, "mode=%s evm=%u key=%s config_sha256=%s policy_sha256=%s",
+		integrity_mode_name(D->cfg.mode), integrity_sys_evm_read(D->sys),
+		D->key_id[0] ? D->key_id : "none", cfg_hex, pol_hex);
+	ret = integrity_put_untrusted_field(fp, "config", D->config_path);
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "policy", D->policy_source ?
+						    D->policy_source : "none");
+	for (int i = 0; !ret && i < uevmd_noverrides; i++)
+		ret = integrity_put_untrusted_field(fp, "override", uevmd_overrides[i]);
 	pthread_mutex_unlock(&D->policy_lock);
-	ret = ima_measure_critical_data(D->sys, "uevmd", "uevmd-state", text, strlen(text));
+	if (fclose(fp) && !ret)
+		ret = -EIO;
+	if (!ret)
+		ret = ima_measure_critical_data(D->sys, "uevmd", "uevmd-state", text, len);
 	if (ret < 0)
-		ulog(LOG_ERR, "measuring uevmd's state (CRITICAL_DATA): %s", uevm_last_error());
+		ulog(LOG_ERR, "measuring uevmd's state (CRITICAL_DATA): %s",
+		     ret == -ENOMEM || ret == -EIO ? strerror(-ret) : uevm_last_error());
 	else if (ret > 0)
-		ulog(LOG_NOTICE, "measured uevmd-state: %s", text);
+		ulog(LOG_NOTICE, "measured uevmd-state: %.*s", (int)len, text);
+	free(text);
 }
 
 /* Open the watched paths (marks come later): fds for open_by_handle_at. */

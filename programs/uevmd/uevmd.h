@@ -161,6 +161,7 @@ struct uevmd {
 	struct ima_measurements *ml;
 	char *ml_path;			/* the list's file, NULL: in memory */
 	char key_fpr[17];
+	char key_id[65];		/* uevm_key_id: the uevmd-state entry's */
 	int perm_fd, notif_fd;
 	atomic_bool fan_audit;		/* FAN_ENABLE_AUDIT accepted (status reads it while starting) */
 	atomic_uint ignore_flags;	/* 0: no fast path */

@@ -297,7 +297,7 @@ static int read_file(const char *path, char **out, size_t *len)
 /* What the mount enforces with, for its uevmfs-state entry (main). */
 static uint8_t policy_sha256[32];
 static bool policy_hashed;
-static char key_fpr[17];
+static char key_id[65];
 
 static int load_policy(const char *spec, struct ima_policy **out)
 {
@@ -339,33 +339,59 @@ static int load_policy(const char *spec, struct ima_policy **out)
 /*
  * What this mount enforces with, as critical data (label "uevmfs", an
  * ima-buf entry "uevmfs-state" under "measure func=CRITICAL_DATA
- * [label=uevmfs]"), once at mount: SOURCE, the mount point, the policy
- * (the SHA-256 of a policy file as read), the mode, fastopen and the key's
- * fingerprint.  The options come from fstab or a unit on the disk an
- * offline attacker can edit, as uevmd's configuration: one who names a
- * key of their own and a weaker policy there, and relabels the files with
- * that key, cannot be refused from the disk alone; a verifier of the list
- * sees it here (docs/threat-model.md).
+ * [label=uevmfs]"), once at mount: every setting that changes what is
+ * appraised or measured, as applied (mode, EVM, fastopen, the key's full
+ * id, the policy and the SHA-256 of a policy file as read), then the paths
+ * and the options that shape labels and entries.  The options come from
+ * fstab or a unit on the disk an offline attacker can edit, as uevmd's
+ * configuration: one who names a key of their own, a weaker policy or
+ * evm=0 there, and relabels the files with that key, cannot be refused
+ * from the disk alone; a verifier of the list sees it here
+ * (docs/threat-model.md).  Fixed-size fields come first; strings are
+ * encoded as audit records encode names, whole.
  */
-static void measure_state(const struct opts *o)
+static int measure_state(const struct opts *o)
 {
-	char text[3 * PATH_MAX], hex[65] = "";
+	char hex[65] = "none", kid[65] = "none", *text = NULL;
+	size_t len = 0;
+	FILE *fp;
 	int ret;
 
 	if (policy_hashed)
 		for (int i = 0; i < 32; i++)
 			snprintf(hex + 2 * i, 3, "%02x", policy_sha256[i]);
-	snprintf(text, sizeof(text),
-		 "source=%s mountpoint=%s policy=%s%s%s mode=%s fastopen=%s key=%s",
-		 ufs.source, ufs.mountpoint, o->policy ? o->policy : "default",
-		 policy_hashed ? " sha256:" : "", hex,
-		 integrity_mode_name(integrity_sys_mode(ufs.sys)),
-		 ufs.fastopen ? "on" : "off", key_fpr[0] ? key_fpr : "none");
-	ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state", text,
-					strlen(text));
-	if (ret < 0)
+	if (key_id[0])
+		snprintf(kid, sizeof(kid), "%s", key_id);
+	fp = open_memstream(&text, &len);
+	if (!fp)
+		return -ENOMEM;
+	fprintf(fp, "mode=%s evm=%u fastopen=%s key=%s policy_sha256=%s hash=%s pcr=%d m32=%d",
+		integrity_mode_name(integrity_sys_mode(ufs.sys)),
+		integrity_sys_evm_read(ufs.sys), ufs.fastopen ? "on" : "off", kid, hex,
+		uevm_hash_algo_name(ufs.hash_algo), o->pcr >= 0 ? o->pcr : IMA_ML_DEFAULT_PCR, o->m32);
+	ret = integrity_put_untrusted_field(fp, "policy", o->policy ? o->policy : "default");
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "source", ufs.source);
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "mountpoint", ufs.mountpoint);
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "uuid", o->uuid ? o->uuid : "fs");
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "evm_xattrs", o->evm_xattrs ? o->evm_xattrs : "");
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "template", o->template_name ? o->template_name : "");
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "measure_path", o->measure_path ? o->measure_path : "mount");
+	if (fclose(fp) && !ret)
+		ret = -EIO;
+	if (!ret && (ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state",
+						     text, len)) >= 0)
+		ret = 0;
+	if (ret)
 		fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
-			uevm_last_error());
+			ret == -ENOMEM ? strerror(ENOMEM) : uevm_last_error());
+	free(text);
+	return ret;
 }
 
 /* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */
@@ -493,7 +519,11 @@ static int setup_sys(const struct opts *o, struct ima_policy **policy,
 				uevm_last_error());
 			return -1;
 		}
-		uevm_key_fingerprint(key, key_fpr);
+		if (uevm_key_id(key, key_id)) {
+			fprintf(stderr, "uevmfs: key=%s: %s\n", o->key, uevm_last_error());
+			uevm_key_free(key);
+			return -1;
+		}
 	}
 	if (uevm_ctx_new(&cfg, key, &ctx)) {
 		fprintf(stderr, "uevmfs: %s\n", uevm_last_error());
@@ -1052,6 +1082,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* A failure is reported and the mount goes on, as the kernel's
+	 * critical data; a verifier then finds the entry missing. */
 	measure_state(&o);
 	if (ufs.fastopen && ufs_shared_start()) {
 		fprintf(stderr, "uevmfs: cannot start the relabelling thread\n");

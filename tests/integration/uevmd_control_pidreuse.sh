@@ -8,6 +8,10 @@
 # (an attacker cycles the pid space; here the test sets ns_last_pid), the
 # child sends "mode off".  SO_PEERCRED still names the old pid, so a check
 # of /proc/PID alone reads the new process.  uevmd must refuse and log it.
+# A second attacker (from a review) is another user who may connect
+# (CAP_DAC_OVERRIDE): it connects, then runs a setuid-root program, so its
+# pid shows every capability while a child sends the request; uevmd takes
+# changes only from a process that connected as root.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -75,6 +79,44 @@ expect_match "the reused pid does not make the request privileged" \
 	"^reply: ERR 'mode' needs CAP_SYS_ADMIN" "$reply"
 expect_match "  the mode is still enforce" "^mode: enforce$" "$("$UEVM" status --socket "$SOCK")"
 check "  uevmd logs the refusal" log_has "control: 'mode' refused: the caller .*has exited"
+
+# The second attacker: nobody with CAP_DAC_OVERRIDE connects, then runs a
+# setuid-root program (sleep) while its child sends the request.
+chmod 711 "$T"
+cp "$(type -P sleep)" "$T/suid-sleep"
+chmod 4755 "$T/suid-sleep"
+runs_suid() { [ "$(readlink "/proc/$1/exe")" = "$T/suid-sleep" ]; }
+handoff_exec() {
+	local p line caps
+	rm -f "$T/hin" "$T/hout"
+	mkfifo "$T/hin" "$T/hout"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+dac_override \
+		--ambient-caps=+dac_override -- "$HELPER" ctl-handoff "$SOCK" "mode off" \
+		"$T/suid-sleep" 600 <"$T/hin" >"$T/hout" &
+	p=$!
+	exec 7>"$T/hin" 8<"$T/hout"
+	if ! read -r -t "$WAIT_S" -u 8 line || [ "$line" != "pid $p" ] ||
+		! wait_quiet "$WAIT_S" runs_suid "$p"; then
+		echo "helper: $line"
+	else
+		caps=$(sed -n 's/^CapEff:\t//p' "/proc/$p/status")
+		echo go >&7
+		read -r -t "$WAIT_S" -u 8 line
+		echo "caps $caps $line"
+	fi
+	exec 7>&- 8<&-
+	kill "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+for try in 1 2 3; do
+	reply=$(handoff_exec)
+	[[ "$reply" =~ reply:$ ]] || break
+done
+expect_match "the connecting pid runs setuid root, with every capability" "^caps 0*[1-9a-f][0-9a-f]* reply:" "$reply"
+expect_match "  a request from a process that connected as nobody is refused" \
+	"reply: ERR 'mode' needs CAP_SYS_ADMIN" "$reply"
+expect_match "  the mode is still enforce" "^mode: enforce$" "$("$UEVM" status --socket "$SOCK")"
+check "  uevmd logs the refusal" log_has "control: 'mode' refused: the caller \(pid [0-9]+\) did not connect as root"
 
 # What must keep working: the same caller with CAP_SYS_ADMIN, still alive.
 out=$("$UEVM" enable --mode log --socket "$SOCK" 2>&1)

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # uevmd measures what it enforces with, as critical data: under a
 # "measure func=CRITICAL_DATA label=uevmd" rule, at start, at each reload
-# and at each policy change, an ima-buf entry "uevmd-state" names the
-# SHA-256 of its configuration and policy files as read, its mode and its
-# key's fingerprint.  The attacker is offline: they edit the
+# and at each policy change, an ima-buf entry "uevmd-state" names its
+# mode, EVM as applied, its key's full id, the SHA-256 of its
+# configuration and policy files as read, their paths and every -o
+# override of its command line.  The attacker is offline: they edit the
 # configuration to name a key of their own, weaken the policy, and
 # relabel the disk with that key, so that the configuration passes its
 # own check (the key it is checked with is the one it names).  uevmd
@@ -12,8 +13,11 @@
 # names the other key and policy, or is missing (the rule was taken
 # out).  The kernel's settings reach a verifier through the boot chain
 # and its POLICY_CHECK rules; its critical data is measured only under a
-# matching rule, as here.  Digests are checked against sha256sum, the
-# fingerprints against `uevm status`.
+# matching rule, as here.  Digests are checked against sha256sum, the key
+# id against its definition (SHA-256 over "uevm key id", a NUL and the key
+# padded with zeros to 128 bytes).  An -o override in the unit file (evm =
+# no, which turns EVM off) changes the entry too, and a path with spaces
+# cannot pose as fields.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmd_lib.sh"
 
@@ -30,10 +34,16 @@ state_entries() {
 		awk '$3 == "ima-buf" && $5 == "uevmd-state" { print $6 }' |
 		while read -r hex; do printf '%s' "$hex" | xxd -r -p; echo; done
 }
-want_state() {	# POLICY-FILE MODE
-	echo "config=$CONF sha256:$(sha256sum <"$CONF" | cut -d' ' -f1)" \
-		"policy=$1 sha256:$(sha256sum <"$1" | cut -d' ' -f1)" \
-		"mode=$2 key=$(status_field key)"
+keyid() { { printf 'uevm key id\0'; cat "$1"; head -c $((128 - $(stat -c %s "$1"))) /dev/zero; } |
+	sha256sum | cut -d' ' -f1; }
+want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
+	local pol=$1 mode=$2 key=$3 evm=${4:-1} o
+	shift 3; [ $# -gt 0 ] && shift
+	printf 'mode=%s evm=%s key=%s config_sha256=%s policy_sha256=%s config="%s" policy="%s"' \
+		"$mode" "$evm" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
+		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$pol"
+	for o in "$@"; do printf ' override="%s"' "$o"; done
+	echo
 }
 restart_fresh() {	# a new list, as at boot with a TPM
 	stop_uevmd
@@ -43,8 +53,8 @@ restart_fresh() {	# a new list, as at boot with a TPM
 
 start_uevmd || { fail "uevmd starts"; exit 1; }
 expect_eq "at start: one uevmd-state entry, the configuration, policy, mode and key as read" \
-	"$(want_state "$T/policy" enforce)" "$(state_entries)"
-check "  logged" log_has "measured uevmd-state: config=$CONF"
+	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
+check "  logged" log_has "measured uevmd-state: mode=enforce evm=1 key=$(keyid "$T/key")"
 
 # A reload with another policy and mode: a second entry.
 printf '%s\n' "appraise func=BPRM_CHECK" "measure func=CRITICAL_DATA" >"$T/policy"
@@ -53,7 +63,7 @@ kill -HUP "$UEVMD_PID"
 reloaded() { [ "$(state_entries | wc -l)" -ge 2 ]; }
 check "after a reload: a second entry (a rule with no label= covers uevmd too)" \
 	wait_quiet "$WAIT_S" reloaded
-expect_eq "  naming the new policy and mode" "$(want_state "$T/policy" log)" \
+expect_eq "  naming the new policy and mode" "$(want_state "$T/policy" log "$T/key")" \
 	"$(state_entries | tail -n 1)"
 first_key=$(status_field key)
 
@@ -72,6 +82,15 @@ printf '%s\n' "dont_appraise fsmagic=0xef53" "measure func=CRITICAL_DATA label=u
 KEYSPEC="raw:$T/mine.key" write_conf "mode = enforce" "measurement_list = $L"
 restart_fresh || { fail "uevmd starts with the attacker's key"; exit 1; }
 expect_eq "restarted with another key: the entry names it and the weakened policy" \
-	"$(want_state "$T/policy" enforce)" "$(state_entries)"
+	"$(want_state "$T/policy" enforce "$T/mine.key")" "$(state_entries)"
 check "  a fingerprint other than the first one's" test "$(status_field key)" != "$first_key"
+
+# The same attack through the unit file: the configuration untouched, EVM
+# turned off on the command line.
+write_conf "mode = enforce" "measurement_list = $L"
+stop_uevmd
+rm -f "$L" "$L.mac"
+start_uevmd -o "evm=no" || { fail "uevmd starts with -o evm=no"; exit 1; }
+expect_eq "an -o override is in the entry, and EVM as applied" \
+	"$(want_state "$T/policy" enforce "$T/key" 0 "evm=no")" "$(state_entries)"
 stop_uevmd

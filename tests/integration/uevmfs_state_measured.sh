@@ -2,16 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # uevmfs measures what a mount enforces with, as critical data: under a
 # "measure func=CRITICAL_DATA label=uevmfs" rule, once at mount, an
-# ima-buf entry "uevmfs-state" names SOURCE, the mount point, the policy
-# (the SHA-256 of a policy file as read), the mode, fastopen and the key's
-# fingerprint (fastopen is on: these policies do not depend on the
-# caller).  The attacker is offline: the mount's options live in fstab or
-# a unit on the disk, so they name a key of their own and a weaker policy
-# there and relabel the files with that key.  uevmfs cannot tell
-# that from the disk; a verifier of the list can: the entry names the
-# other key and policy (or is missing: the rule was taken out).  Digests
-# are checked against sha256sum, the fingerprint against its definition
-# (the first 8 bytes of the SHA-256 of the key padded to 128 bytes).
+# ima-buf entry "uevmfs-state" names the mode, EVM as applied, fastopen,
+# the key's full id, the policy and the SHA-256 of a policy file as read,
+# the hash, PCR and m32 settings, then SOURCE, the mount point and the
+# options that shape labels and entries (fastopen is on: these policies do
+# not depend on the caller).  The attacker is offline: the mount's options
+# live in fstab or a unit on the disk, so they name a key of their own, a
+# weaker policy or evm=0 there (and relabel the files with that key).
+# uevmfs cannot tell that from the disk; a verifier of the list can: the
+# entry names the other key, policy or EVM setting (or is missing: the
+# rule was taken out).  A SOURCE whose name holds fake fields cannot pose
+# as them: strings are encoded as audit records encode names.  Digests are
+# checked against sha256sum, the key id against its definition (SHA-256
+# over "uevm key id", a NUL and the key padded with zeros to 128 bytes).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
@@ -25,20 +28,27 @@ P=$T/policy
 printf '%s\n' "measure func=FILE_CHECK mask=MAY_READ" "appraise func=FILE_CHECK" \
 	"measure func=CRITICAL_DATA label=uevmfs" >"$P"
 
-fpr() { { cat "$1"; head -c $((128 - $(stat -c %s "$1"))) /dev/zero; } | sha256sum | cut -c1-16; }
+keyid() { { printf 'uevm key id\0'; cat "$1"; head -c $((128 - $(stat -c %s "$1"))) /dev/zero; } |
+	sha256sum | cut -d' ' -f1; }
+enc() {	# as audit records: quoted when one printable word, else hex
+	if [[ "$1" =~ ^[!#-~]*$ ]]; then printf '"%s"' "$1"; else printf '%s' "$1" | xxd -p -u | tr -d '\n'; fi
+}
 # state_entries: the buffers of the list's uevmfs-state entries, one a line
 state_entries() {
 	awk '$3 == "ima-buf" && $5 == "uevmfs-state" { print $6 }' "$T/sec/ima/ascii_runtime_measurements" |
 		while read -r hex; do printf '%s' "$hex" | xxd -r -p; echo; done
 }
-want_state() {	# POLICY-FILE MODE FASTOPEN KEY
-	echo "source=$S mountpoint=$M policy=$1 sha256:$(sha256sum <"$1" | cut -d' ' -f1)" \
-		"mode=$2 fastopen=$3 key=$(fpr "$4")"
+want_state() {	# SOURCE POLICY-FILE MODE EVM KEY-FILE
+	printf 'mode=%s evm=%s fastopen=on key=%s policy_sha256=%s hash=sha256 pcr=10 m32=0' \
+		"$3" "$4" "$(keyid "$5")" "$(sha256sum <"$2" | cut -d' ' -f1)"
+	printf ' policy=%s source=%s mountpoint=%s' "$(enc "$2")" "$(enc "$1")" "$(enc "$M")"
+	echo ' uuid="fs" evm_xattrs="" template="" measure_path="mount"'
 }
 
 ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
-expect_eq "at mount: one uevmfs-state entry, source, mount point, policy, mode and key" \
-	"$(want_state "$P" enforce on "$T/key")" "$(state_entries)"
+expect_eq "at mount: one uevmfs-state entry, its settings as applied" \
+	"$(want_state "$S" "$P" enforce 1 "$T/key")" "$(state_entries)"
+first=$(state_entries)
 expect_eq "  and files are measured as before" hello "$(cat "$M/a")"
 expect_eq "  the list: boot_aggregate, the state, the file" 3 \
 	"$(cat "$T/sec/ima/runtime_measurements_count")"
@@ -58,6 +68,28 @@ chmod 600 "$T/mine.key"
 printf '%s\n' "measure func=CRITICAL_DATA label=uevmfs" >"$T/weak"
 ufs_mount "$S" "$M" "key=raw:$T/mine.key,policy=$T/weak,mode=log,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "with the attacker's key: the entry names it, the weakened policy and the mode" \
-	"$(want_state "$T/weak" log on "$T/mine.key")" "$(state_entries)"
-check "  a fingerprint other than the first key's" test "$(fpr "$T/mine.key")" != "$(fpr "$T/key")"
+	"$(want_state "$S" "$T/weak" log 1 "$T/mine.key")" "$(state_entries)"
+check "  a key id other than the first key's" test "$(keyid "$T/mine.key")" != "$(keyid "$T/key")"
+ufs_umount "$M"
+
+# The attack a review found: the legitimate key and policy, EVM turned
+# off (evm=0), so that content relabelled with a bare hash passes.
+"$UEVM" label -r --hmac-key "raw:$T/key" "$S" >/dev/null
+ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,evm=0,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
+expect_eq "evm=0: the entry says EVM is off" \
+	"$(want_state "$S" "$P" enforce 0 "$T/key")" "$(state_entries)"
+check "  so it differs from the first mount's" test "$(state_entries)" != "$first"
+ufs_umount "$M"
+
+# A SOURCE named to carry fake fields (the legitimate mode and key id
+# after a space): written in hex, whole, so the only mode= and key= are
+# the real ones at the start.
+F="$T/s mode=enforce fastopen=on key=$(keyid "$T/key")"
+mkdir "$F"
+cp -a "$S/a" "$F/a"
+ufs_mount "$F" "$M" "key=raw:$T/mine.key,policy=$T/weak,mode=log,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
+expect_eq "a SOURCE with fake fields: encoded in hex" \
+	"$(want_state "$F" "$T/weak" log 1 "$T/mine.key")" "$(state_entries)"
+expect_eq "  one mode= and one key= field, the real ones" "mode=log key=$(keyid "$T/mine.key")" \
+	"$(state_entries | tr ' ' '\n' | grep -E '^(mode|key)=' | tr '\n' ' ' | sed 's/ $//')"
 ufs_umount "$M"
