@@ -245,6 +245,8 @@ int ima_measure_critical_data(struct integrity_sys *s, const char *label,
 int integrity_sys_evm_write(struct integrity_sys *s,
 			    const struct integrity_cred *cred, uint32_t bits);
 uint32_t integrity_sys_evm_read(const struct integrity_sys *s);
+/* The same with EVM_SETUP_COMPLETE, which the evm file does not show. */
+uint32_t integrity_sys_evm_bits(const struct integrity_sys *s);
 
 /* S as audit records carry a string anyone may choose (a file name, a
  * process name): quoted when it is one printable word, else hex, as the

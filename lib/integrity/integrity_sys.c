@@ -173,6 +173,12 @@ UEVM_EXPORT uint32_t integrity_sys_evm_read(const struct integrity_sys *s)
 	       ~(uint32_t)EVM_SETUP_COMPLETE;
 }
 
+/* Every bit, EVM_SETUP_COMPLETE too: for the state a verifier pins. */
+UEVM_EXPORT uint32_t integrity_sys_evm_bits(const struct integrity_sys *s)
+{
+	return atomic_load(&((struct integrity_sys *)s)->evm_bits);
+}
+
 bool evm_hmac_disabled(const struct integrity_sys *s)
 {
 	return !(atomic_load(&((struct integrity_sys *)s)->evm_bits) & EVM_INIT_HMAC) ||

@@ -118,6 +118,30 @@ UEVM_EXPORT void uevm_securityfs_set_policy_gate(struct uevm_securityfs *sfs,
 	pthread_mutex_unlock(&sfs->lock);
 }
 
+UEVM_EXPORT void uevm_securityfs_set_change_hook(struct uevm_securityfs *sfs,
+						uevm_securityfs_change_hook hook,
+						void *arg)
+{
+	pthread_mutex_lock(&sfs->lock);
+	sfs->changed = hook;
+	sfs->changed_arg = arg;
+	pthread_mutex_unlock(&sfs->lock);
+}
+
+static void tell_change(struct uevm_securityfs *sfs, const char *what,
+			const char *text, size_t len)
+{
+	uevm_securityfs_change_hook hook;
+	void *arg;
+
+	pthread_mutex_lock(&sfs->lock);
+	hook = sfs->changed;
+	arg = sfs->changed_arg;
+	pthread_mutex_unlock(&sfs->lock);
+	if (hook)
+		hook(what, text, len, arg);
+}
+
 /* The front-end's veto on P: 0, or the error (reason in WHY, audit cause
  * in *CAUSE). */
 static int gate_check(struct uevm_securityfs *sfs, const struct ima_policy *p,
@@ -608,7 +632,10 @@ static ssize_t write_evm(struct uevm_securityfs_file *f, const void *buf, size_t
 	if (ret)
 		return uevm_err(-ret, "evm takes a number (1, 0x2, ...)");
 	ret = integrity_sys_evm_write(sys, &f->cred, v);
-	return ret ? ret : (ssize_t)size;
+	if (ret)
+		return ret;
+	tell_change(f->sfs, "evm", NULL, 0);
+	return (ssize_t)size;
 }
 
 /* evm_write_xattrs: the list is locked (see the node table). */
@@ -731,6 +758,7 @@ static int commit_policy(struct uevm_securityfs_file *f)
 			    ret ? 1 : 0, false);
 	if (ret)
 		return uevm_err(EINVAL, "ima/policy: nothing loaded%s", why);
+	tell_change(sfs, "policy", f->wbuf ? f->wbuf : "", f->wlen);
 	return 0;
 }
 

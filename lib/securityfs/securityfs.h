@@ -55,6 +55,17 @@ typedef int (*uevm_securityfs_policy_gate)(const struct ima_policy *p,
 void uevm_securityfs_set_policy_gate(struct uevm_securityfs *sfs,
 				     uevm_securityfs_policy_gate gate, void *arg);
 
+/*
+ * Told after each change made through the tree, outside the tree's locks:
+ * WHAT is "policy" (TEXT, LEN: the policy as written and installed) or
+ * "evm" (TEXT NULL).  A front-end measures its state there (uevmd-state,
+ * uevmfs-state), as a change through its own command line would be.
+ */
+typedef void (*uevm_securityfs_change_hook)(const char *what, const char *text,
+					    size_t len, void *arg);
+void uevm_securityfs_set_change_hook(struct uevm_securityfs *sfs,
+				     uevm_securityfs_change_hook hook, void *arg);
+
 /* ---- nodes ------------------------------------------------------------------ */
 
 #define UEVM_SECURITYFS_ROOT 0	/* the id of the root directory */

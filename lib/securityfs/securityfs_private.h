@@ -17,6 +17,8 @@ struct uevm_securityfs {
 	struct ima_policy *loaded;	/* owned: the policy written here */
 	uevm_securityfs_policy_gate gate;	/* the front-end's veto, or NULL */
 	void *gate_arg;
+	uevm_securityfs_change_hook changed;	/* told of each change, or NULL */
+	void *changed_arg;
 	struct sfs_mount *mount;
 	/* Stop serving, set by the FUSE server while mounted: the server
 	 * lives outside libuevm (securityfs_fuse.h), so the tree calls it

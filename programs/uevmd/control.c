@@ -183,13 +183,16 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 		free(src);
 		return ret;
 	}
+	pthread_mutex_lock(&D->state_lock);
 	pthread_mutex_lock(&D->policy_lock);
 	if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, D->policy_sha256))
 		memset(D->policy_sha256, 0xff, sizeof(D->policy_sha256));
+	D->policy_from_tree = false;
 	pthread_mutex_unlock(&D->policy_lock);
 	uevmd_policy_install(np, src);
 	ulog(LOG_NOTICE, "policy replaced from %s (%zu rules)", source, ima_policy_count(np));
 	uevmd_measure_state();
+	pthread_mutex_unlock(&D->state_lock);
 	return 0;
 }
 
@@ -341,6 +344,7 @@ static void serve(int cfd)
 			snprintf(err, sizeof(err), "mount = %s: %s", D->cfg.mounts[0],
 				 uevmd_mount_mark_caveat);
 		} else {
+			pthread_mutex_lock(&D->state_lock);
 			integrity_cred_self(&self);
 			self.cap_effective = ~0ULL;
 			/* "enable": EVM initialised with the HMAC key (echo 1 > evm);
@@ -365,7 +369,9 @@ static void serve(int cfd)
 				     integrity_mode_name(integrity_sys_mode(D->sys)));
 				fprintf(fp, "OK\nevm: %u\nmode: %s\n", integrity_sys_evm_read(D->sys),
 					integrity_mode_name(integrity_sys_mode(D->sys)));
+				uevmd_measure_state();
 			}
+			pthread_mutex_unlock(&D->state_lock);
 		}
 	} else if (r.verb == CTL_POLICY_LOAD) {
 		char *text = NULL;

@@ -349,18 +349,20 @@ void uevmd_measure_keys(void)
 /*
  * What uevmd enforces with, as critical data (label "uevmd", an ima-buf
  * entry "uevmd-state" under "measure func=CRITICAL_DATA [label=uevmd]"),
- * at start and at each reload or policy change: the mode, EVM as applied,
- * the key's full id, the SHA-256 of the configuration and policy files as
- * read, their paths and every -o override of the command line (a unit
- * file on the same disk).  Fixed-size fields come first; strings are
- * encoded as audit records encode names, whole.  The kernel's own
- * settings reach a verifier through the boot chain (its command line in
- * the PCRs) and its POLICY_CHECK rules.  uevmd reads its settings from
- * the disk an offline attacker can edit: one who names a key of their own
- * there and relabels the files with it passes the check of the
- * configuration itself (inputs.c).  That cannot be refused from the disk
- * alone; a verifier of the list sees it here (or sees the entry missing:
- * the rule was taken out).
+ * at start and after each change (a reload, a policy or mode change
+ * through the socket, a write to the control tree's evm or ima/policy):
+ * the mode and EVM bits as applied, the key's full id, the SHA-256 of the
+ * configuration and of the policy as read or written, their paths (or
+ * "control-tree") and every -o override of the command line (a unit file
+ * on the same disk).  Fixed-size fields come first; strings are encoded
+ * as audit records encode names, whole.  The kernel's own settings reach
+ * a verifier through the boot chain (its command line in the PCRs) and
+ * its POLICY_CHECK rules.  uevmd reads its settings from the disk an
+ * offline attacker can edit: one who names a key of their own there and
+ * relabels the files with it passes the check of the configuration itself
+ * (inputs.c).  That cannot be refused from the disk alone; a verifier of
+ * the list sees it here (or sees the entry missing: the rule was taken
+ * out).  Callers that changed the state hold state_lock.
  */
 static void hex32(const uint8_t d[32], char out[65])
 {
@@ -389,16 +391,19 @@ void uevmd_measure_state(void)
 	hex32(D->cfg.sha256, cfg_hex);
 	if (memcmp(D->policy_sha256, none, 32))
 		hex32(D->policy_sha256, pol_hex);
-	fprintf(fp, "mode=%s evm=%u key=%s config_sha256=%s policy_sha256=%s",
-		integrity_mode_name(D->cfg.mode), integrity_sys_evm_read(D->sys),
+	fprintf(fp, "mode=%s evm=0x%x key=%s config_sha256=%s policy_sha256=%s",
+		integrity_mode_name(integrity_sys_mode(D->sys)), integrity_sys_evm_bits(D->sys),
 		D->key_id[0] ? D->key_id : "none", cfg_hex, pol_hex);
 	ret = integrity_put_untrusted_field(fp, "config", D->config_path);
 	if (!ret)
-		ret = integrity_put_untrusted_field(fp, "policy", D->policy_source ?
+		ret = integrity_put_untrusted_field(fp, "policy", D->policy_from_tree ?
+						    "control-tree" : D->policy_source ?
 						    D->policy_source : "none");
 	for (int i = 0; !ret && i < uevmd_noverrides; i++)
 		ret = integrity_put_untrusted_field(fp, "override", uevmd_overrides[i]);
 	pthread_mutex_unlock(&D->policy_lock);
+	if (ferror(fp) && !ret)
+		ret = -EIO;
 	if (fclose(fp) && !ret)
 		ret = -EIO;
 	if (!ret)
@@ -580,6 +585,7 @@ int main(int argc, char **argv)
 	umask(077);
 	D->pid = getpid();
 	pthread_mutex_init(&D->policy_lock, NULL);
+	pthread_mutex_init(&D->state_lock, NULL);
 	own_tid_register();
 
 	uevmd_config_defaults(&D->cfg);
@@ -655,7 +661,9 @@ int main(int argc, char **argv)
 	if ((ret = setup_integrity(log_audit_sink)) || (ret = setup_measurements()))
 		goto fail;
 	uevmd_measure_keys();
+	pthread_mutex_lock(&D->state_lock);
 	uevmd_measure_state();
+	pthread_mutex_unlock(&D->state_lock);
 	if ((ret = tree_start()) || (ret = control_start()))
 		goto fail;
 	if (D->cfg.label_updates && (ret = notify_start()))

@@ -175,9 +175,11 @@ int uevmd_reload(void)
 	nc.log_file = old_log;
 	/* The rules first, then the mode: either order keeps enforcing
 	 * whatever both configurations enforce. */
+	pthread_mutex_lock(&D->state_lock);
 	pthread_mutex_lock(&D->policy_lock);
 	memcpy(D->policy_sha256, pol_sha256, sizeof(pol_sha256));
 	memcpy(D->cfg.sha256, nc.sha256, sizeof(nc.sha256));
+	D->policy_from_tree = false;
 	pthread_mutex_unlock(&D->policy_lock);
 	uevmd_policy_install(np, src);
 	integrity_sys_set_mode(D->sys, nc.mode);
@@ -192,5 +194,6 @@ int uevmd_reload(void)
 	sd_notifyf("STATUS=enforcing %d watch(es), mode %s", D->nmarks,
 		   integrity_mode_name(D->cfg.mode));
 	uevmd_measure_state();
+	pthread_mutex_unlock(&D->state_lock);
 	return 0;
 }

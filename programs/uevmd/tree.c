@@ -19,6 +19,22 @@ static const struct ima_policy *seen;
 /* The control thread and a reload (the main thread) both look. */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A change through the tree is measured as one through the socket. */
+static void tree_changed(const char *what, const char *text, size_t len, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&D->state_lock);
+	if (!strcmp(what, "policy")) {
+		pthread_mutex_lock(&D->policy_lock);
+		if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, D->policy_sha256))
+			memset(D->policy_sha256, 0xff, sizeof(D->policy_sha256));
+		D->policy_from_tree = true;
+		pthread_mutex_unlock(&D->policy_lock);
+	}
+	uevmd_measure_state();
+	pthread_mutex_unlock(&D->state_lock);
+}
+
 int tree_start(void)
 {
 	const char *path = D->cfg.control_tree ? D->cfg.control_tree : UEVMD_DEFAULT_TREE;
@@ -28,8 +44,10 @@ int tree_start(void)
 	if (!*path || !strcmp(path, "none"))
 		return 0;
 	ret = uevm_securityfs_new(D->sys, &sfs);
-	if (!ret)
+	if (!ret) {
+		uevm_securityfs_set_change_hook(sfs, tree_changed, NULL);
 		ret = uevm_securityfs_mount(sfs, path, NULL);
+	}
 	if (ret) {
 		ulog(LOG_ERR, "control tree at %s: %s", path, uevm_last_error());
 		uevm_securityfs_free(sfs);

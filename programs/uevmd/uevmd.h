@@ -157,6 +157,11 @@ struct uevmd {
 	struct ima_policy *policy;	/* current; replaced under policy_lock */
 	char *policy_source;
 	uint8_t policy_sha256[32];	/* of the policy file's bytes; 0: builtin */
+	bool policy_from_tree;		/* the rules were written to the control tree */
+	/* Held across a change of what uevmd-state describes and its
+	 * measurement (outside policy_lock), so entries come in the order
+	 * the changes took effect. */
+	pthread_mutex_t state_lock;
 	pthread_mutex_t policy_lock;
 	struct ima_measurements *ml;
 	char *ml_path;			/* the list's file, NULL: in memory */

@@ -339,19 +339,26 @@ static int load_policy(const char *spec, struct ima_policy **out)
 /*
  * What this mount enforces with, as critical data (label "uevmfs", an
  * ima-buf entry "uevmfs-state" under "measure func=CRITICAL_DATA
- * [label=uevmfs]"), once at mount: every setting that changes what is
- * appraised or measured, as applied (mode, EVM, fastopen, the key's full
- * id, the policy and the SHA-256 of a policy file as read), then the paths
- * and the options that shape labels and entries.  The options come from
- * fstab or a unit on the disk an offline attacker can edit, as uevmd's
- * configuration: one who names a key of their own, a weaker policy or
- * evm=0 there, and relabels the files with that key, cannot be refused
- * from the disk alone; a verifier of the list sees it here
- * (docs/threat-model.md).  Fixed-size fields come first; strings are
- * encoded as audit records encode names, whole.
+ * [label=uevmfs]"), at mount and after each change through the control
+ * tree (evm, ima/policy): every setting that changes what is appraised,
+ * measured or audited, as applied (mode, EVM bits, fastopen, the key's
+ * full id, the policy and the SHA-256 of a policy file as read or written,
+ * hash, PCR, m32, where audit records go), then the paths and the options
+ * that shape labels and entries.  The options come from fstab or a unit
+ * on the disk an offline attacker can edit, as uevmd's configuration: one
+ * who names a key of their own, a weaker policy or evm=0 there, and
+ * relabels the files with that key, cannot be refused from the disk
+ * alone; a verifier of the list sees it here (docs/threat-model.md).
+ * Fixed-size fields come first; strings are encoded as audit records
+ * encode names, whole.
  */
-static int measure_state(const struct opts *o)
+static const struct opts *state_opts;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool policy_from_tree;
+
+static int measure_state_locked(void)
 {
+	const struct opts *o = state_opts;
 	char hex[65] = "none", kid[65] = "none", *text = NULL;
 	size_t len = 0;
 	FILE *fp;
@@ -363,17 +370,25 @@ static int measure_state(const struct opts *o)
 	if (key_id[0])
 		snprintf(kid, sizeof(kid), "%s", key_id);
 	fp = open_memstream(&text, &len);
-	if (!fp)
-		return -ENOMEM;
-	fprintf(fp, "mode=%s evm=%u fastopen=%s key=%s policy_sha256=%s hash=%s pcr=%d m32=%d",
+	if (!fp) {
+		fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	fprintf(fp, "mode=%s evm=0x%x fastopen=%s key=%s policy_sha256=%s hash=%s pcr=%d m32=%d"
+		" syslog=%d auditd=%d integrity_audit=%d",
 		integrity_mode_name(integrity_sys_mode(ufs.sys)),
-		integrity_sys_evm_read(ufs.sys), ufs.fastopen ? "on" : "off", kid, hex,
-		uevm_hash_algo_name(ufs.hash_algo), o->pcr >= 0 ? o->pcr : IMA_ML_DEFAULT_PCR, o->m32);
-	ret = integrity_put_untrusted_field(fp, "policy", o->policy ? o->policy : "default");
+		integrity_sys_evm_bits(ufs.sys), ufs.fastopen ? "on" : "off", kid, hex,
+		uevm_hash_algo_name(ufs.hash_algo), o->pcr >= 0 ? o->pcr : IMA_ML_DEFAULT_PCR,
+		o->m32, !o->nosyslog, !o->noauditd, o->integrity_audit);
+	ret = integrity_put_untrusted_field(fp, "policy", policy_from_tree ? "control-tree" :
+					    o->policy ? o->policy : "default");
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "source", ufs.source);
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "mountpoint", ufs.mountpoint);
+	if (!ret)
+		ret = integrity_put_untrusted_field(fp, "audit_log", o->audit_log ? o->audit_log : "");
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "uuid", o->uuid ? o->uuid : "fs");
 	if (!ret)
@@ -382,6 +397,8 @@ static int measure_state(const struct opts *o)
 		ret = integrity_put_untrusted_field(fp, "template", o->template_name ? o->template_name : "");
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "measure_path", o->measure_path ? o->measure_path : "mount");
+	if (ferror(fp) && !ret)
+		ret = -EIO;
 	if (fclose(fp) && !ret)
 		ret = -EIO;
 	if (!ret && (ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state",
@@ -389,9 +406,33 @@ static int measure_state(const struct opts *o)
 		ret = 0;
 	if (ret)
 		fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
-			ret == -ENOMEM ? strerror(ENOMEM) : uevm_last_error());
+			ret == -ENOMEM || ret == -EIO ? strerror(-ret) : uevm_last_error());
 	free(text);
 	return ret;
+}
+
+static int measure_state(const struct opts *o)
+{
+	int ret;
+
+	pthread_mutex_lock(&state_lock);
+	state_opts = o;
+	ret = measure_state_locked();
+	pthread_mutex_unlock(&state_lock);
+	return ret;
+}
+
+/* A change through the control tree: measured as the mount's was. */
+static void tree_changed(const char *what, const char *text, size_t len, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&state_lock);
+	if (!strcmp(what, "policy")) {
+		policy_hashed = !uevm_hash_buffer(UEVM_HASH_SHA256, text, len, policy_sha256);
+		policy_from_tree = true;
+	}
+	measure_state_locked();
+	pthread_mutex_unlock(&state_lock);
 }
 
 /* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */
@@ -1112,6 +1153,8 @@ int main(int argc, char **argv)
 		if (!err && ufs.fastopen)
 			uevm_securityfs_set_policy_gate(ufs.sfs, ufs_shared_policy_gate,
 							NULL);
+		if (!err)
+			uevm_securityfs_set_change_hook(ufs.sfs, tree_changed, NULL);
 		if (err || uevm_securityfs_mount(ufs.sfs, dir, NULL)) {
 			fprintf(stderr, "uevmfs: control tree at %s: %s\n", dir,
 				uevm_last_error());

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # uevmd measures what it enforces with, as critical data: under a
 # "measure func=CRITICAL_DATA label=uevmd" rule, at start, at each reload
-# and at each policy change, an ima-buf entry "uevmd-state" names its
-# mode, EVM as applied, its key's full id, the SHA-256 of its
-# configuration and policy files as read, their paths and every -o
-# override of its command line.  The attacker is offline: they edit the
+# and after each change (a policy or mode change through the socket, a
+# write to the control tree's ima/policy or evm), an ima-buf entry
+# "uevmd-state" names its mode and EVM bits as applied, its key's full id,
+# the SHA-256 of its configuration and of the policy as read or written,
+# their paths and every -o override of its command line.  The attacker is offline: they edit the
 # configuration to name a key of their own, weaken the policy, and
 # relabel the disk with that key, so that the configuration passes its
 # own check (the key it is checked with is the one it names).  uevmd
@@ -37,11 +38,12 @@ state_entries() {
 keyid() { { printf 'uevm key id\0'; cat "$1"; head -c $((128 - $(stat -c %s "$1"))) /dev/zero; } |
 	sha256sum | cut -d' ' -f1; }
 want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
-	local pol=$1 mode=$2 key=$3 evm=${4:-1} o
+	local pol=$1 mode=$2 key=$3 evm=${4:-0x80000001} o name=$1
 	shift 3; [ $# -gt 0 ] && shift
+	[ -n "${FROM_TREE:-}" ] && name=control-tree
 	printf 'mode=%s evm=%s key=%s config_sha256=%s policy_sha256=%s config="%s" policy="%s"' \
 		"$mode" "$evm" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
-		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$pol"
+		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$name"
 	for o in "$@"; do printf ' override="%s"' "$o"; done
 	echo
 }
@@ -54,7 +56,7 @@ restart_fresh() {	# a new list, as at boot with a TPM
 start_uevmd || { fail "uevmd starts"; exit 1; }
 expect_eq "at start: one uevmd-state entry, the configuration, policy, mode and key as read" \
 	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
-check "  logged" log_has "measured uevmd-state: mode=enforce evm=1 key=$(keyid "$T/key")"
+check "  logged" log_has "measured uevmd-state: mode=enforce evm=0x80000001 key=$(keyid "$T/key")"
 
 # A reload with another policy and mode: a second entry.
 printf '%s\n' "appraise func=BPRM_CHECK" "measure func=CRITICAL_DATA" >"$T/policy"
@@ -92,5 +94,24 @@ stop_uevmd
 rm -f "$L" "$L.mac"
 start_uevmd -o "evm=no" || { fail "uevmd starts with -o evm=no"; exit 1; }
 expect_eq "an -o override is in the entry, and EVM as applied" \
-	"$(want_state "$T/policy" enforce "$T/key" 0 "evm=no")" "$(state_entries)"
+	"$(want_state "$T/policy" enforce "$T/key" 0x0 "evm=no")" "$(state_entries)"
+stop_uevmd
+
+# Changes after start: a mode set through the socket, a policy written to
+# the control tree.  Each adds an entry saying what now applies.
+write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree"
+rm -f "$L" "$L.mac"
+start_uevmd || { fail "uevmd starts with a control tree"; exit 1; }
+"$UEVM" enable --mode log --socket "$SOCK" >/dev/null
+expect_eq "uevm enable --mode log: a second entry, mode log as applied" \
+	"$(want_state "$T/policy" log "$T/key")" "$(state_entries | tail -n 1)"
+printf '%s\n' "measure func=CRITICAL_DATA label=uevmd" >"$T/treepolicy"
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.stdin.buffer.read())
+os.close(fd)' "$T/tree/ima/policy" <"$T/treepolicy"
+three() { [ "$(state_entries | wc -l)" -ge 3 ]; }
+check "a policy written to the control tree: a third entry" wait_quiet "$WAIT_S" three
+expect_eq "  naming the tree and the SHA-256 of what was written" \
+	"$(FROM_TREE=1 want_state "$T/treepolicy" log "$T/key")" "$(state_entries | tail -n 1)"
 stop_uevmd

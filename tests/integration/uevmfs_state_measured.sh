@@ -39,15 +39,18 @@ state_entries() {
 		while read -r hex; do printf '%s' "$hex" | xxd -r -p; echo; done
 }
 want_state() {	# SOURCE POLICY-FILE MODE EVM KEY-FILE
+	local name=$2
+	[ -n "${FROM_TREE:-}" ] && name=control-tree
 	printf 'mode=%s evm=%s fastopen=on key=%s policy_sha256=%s hash=sha256 pcr=10 m32=0' \
 		"$3" "$4" "$(keyid "$5")" "$(sha256sum <"$2" | cut -d' ' -f1)"
-	printf ' policy=%s source=%s mountpoint=%s' "$(enc "$2")" "$(enc "$1")" "$(enc "$M")"
-	echo ' uuid="fs" evm_xattrs="" template="" measure_path="mount"'
+	printf ' syslog=0 auditd=1 integrity_audit=0 policy=%s source=%s mountpoint=%s' \
+		"$(enc "$name")" "$(enc "$1")" "$(enc "$M")"
+	echo ' audit_log="" uuid="fs" evm_xattrs="" template="" measure_path="mount"'
 }
 
 ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "at mount: one uevmfs-state entry, its settings as applied" \
-	"$(want_state "$S" "$P" enforce 1 "$T/key")" "$(state_entries)"
+	"$(want_state "$S" "$P" enforce 0x80000001 "$T/key")" "$(state_entries)"
 first=$(state_entries)
 expect_eq "  and files are measured as before" hello "$(cat "$M/a")"
 expect_eq "  the list: boot_aggregate, the state, the file" 3 \
@@ -68,7 +71,7 @@ chmod 600 "$T/mine.key"
 printf '%s\n' "measure func=CRITICAL_DATA label=uevmfs" >"$T/weak"
 ufs_mount "$S" "$M" "key=raw:$T/mine.key,policy=$T/weak,mode=log,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "with the attacker's key: the entry names it, the weakened policy and the mode" \
-	"$(want_state "$S" "$T/weak" log 1 "$T/mine.key")" "$(state_entries)"
+	"$(want_state "$S" "$T/weak" log 0x80000001 "$T/mine.key")" "$(state_entries)"
 check "  a key id other than the first key's" test "$(keyid "$T/mine.key")" != "$(keyid "$T/key")"
 ufs_umount "$M"
 
@@ -77,8 +80,31 @@ ufs_umount "$M"
 "$UEVM" label -r --hmac-key "raw:$T/key" "$S" >/dev/null
 ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,evm=0,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "evm=0: the entry says EVM is off" \
-	"$(want_state "$S" "$P" enforce 0 "$T/key")" "$(state_entries)"
+	"$(want_state "$S" "$P" enforce 0x0 "$T/key")" "$(state_entries)"
 check "  so it differs from the first mount's" test "$(state_entries)" != "$first"
+ufs_umount "$M"
+
+# evm=0x80000000 (setup complete, EVM off) blocks a later "echo 1 > evm",
+# where evm=0 does not: the entry tells the two apart.
+ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,evm=0x80000000,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
+expect_eq "evm=0x80000000: the bit the evm file hides is in the entry" \
+	"$(want_state "$S" "$P" enforce 0x80000000 "$T/key")" "$(state_entries)"
+ufs_umount "$M"
+
+# A change through the control tree: EVM enabled, then a policy written.
+ufs_mount "$S" "$M" "key=raw:$T/key,policy=$P,evm=0,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
+echo 1 >"$T/sec/evm"
+expect_eq "echo 1 > evm: a second entry with EVM as now applied" \
+	"$(want_state "$S" "$P" enforce 0x80000001 "$T/key")" "$(state_entries | tail -n 1)"
+printf '%s\n' "appraise func=FILE_CHECK" "measure func=CRITICAL_DATA label=uevmfs" >"$T/treepolicy"
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.stdin.buffer.read())
+os.close(fd)' "$T/sec/ima/policy" <"$T/treepolicy"
+expect_eq "a policy written to the tree: a third entry naming the tree and what was written" \
+	"$(FROM_TREE=1 want_state "$S" "$T/treepolicy" enforce 0x80000001 "$T/key")" \
+	"$(state_entries | tail -n 1)"
+expect_eq "  three entries in all" 3 "$(state_entries | wc -l)"
 ufs_umount "$M"
 
 # A SOURCE named to carry fake fields (the legitimate mode and key id
@@ -89,7 +115,7 @@ mkdir "$F"
 cp -a "$S/a" "$F/a"
 ufs_mount "$F" "$M" "key=raw:$T/mine.key,policy=$T/weak,mode=log,ml=memory,securityfs=$T/sec,nosyslog" || exit 1
 expect_eq "a SOURCE with fake fields: encoded in hex" \
-	"$(want_state "$F" "$T/weak" log 1 "$T/mine.key")" "$(state_entries)"
+	"$(want_state "$F" "$T/weak" log 0x80000001 "$T/mine.key")" "$(state_entries)"
 expect_eq "  one mode= and one key= field, the real ones" "mode=log key=$(keyid "$T/mine.key")" \
 	"$(state_entries | tr ' ' '\n' | grep -E '^(mode|key)=' | tr '\n' ' ' | sed 's/ $//')"
 ufs_umount "$M"
