@@ -351,7 +351,9 @@ void uevmd_measure_keys(void)
  * entry "uevmd-state" under "measure func=CRITICAL_DATA [label=uevmd]"),
  * at start and after each change (a reload, a policy or mode change
  * through the socket, a write to the control tree's evm or ima/policy):
- * the mode and EVM bits as applied, the key's full id, the SHA-256 of the
+ * the mode and EVM bits as applied, whether a keeper holds the groups
+ * (uevmd --supervise: without one, opens pass while uevmd restarts), the
+ * key's full id, the SHA-256 of the
  * configuration and of the policy as read or written, their paths (or
  * "control-tree") and every -o override of the command line (a unit file
  * on the same disk).  Fixed-size fields come first; strings are encoded
@@ -391,9 +393,10 @@ void uevmd_measure_state(void)
 	hex32(D->cfg.sha256, cfg_hex);
 	if (memcmp(D->policy_sha256, none, 32))
 		hex32(D->policy_sha256, pol_hex);
-	fprintf(fp, "mode=%s evm=0x%x key=%s config_sha256=%s policy_sha256=%s",
+	fprintf(fp, "mode=%s evm=0x%x keeper=%s key=%s config_sha256=%s policy_sha256=%s",
 		integrity_mode_name(integrity_sys_mode(D->sys)), integrity_sys_evm_bits(D->sys),
-		D->key_id[0] ? D->key_id : "none", cfg_hex, pol_hex);
+		sd_fdstore_available() ? "yes" : "no", D->key_id[0] ? D->key_id : "none",
+		cfg_hex, pol_hex);
 	ret = integrity_put_untrusted_field(fp, "config", D->config_path);
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "policy", D->policy_from_tree ?

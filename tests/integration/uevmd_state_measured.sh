@@ -6,7 +6,8 @@
 # write to the control tree's ima/policy or evm), an ima-buf entry
 # "uevmd-state" names its mode and EVM bits as applied, its key's full id,
 # the SHA-256 of its configuration and of the policy as read or written,
-# their paths and every -o override of its command line.  The attacker is offline: they edit the
+# their paths, every -o override of its command line and whether a keeper
+# holds its groups (uevmd --supervise).  The attacker is offline: they edit the
 # configuration to name a key of their own, weaken the policy, and
 # relabel the disk with that key, so that the configuration passes its
 # own check (the key it is checked with is the one it names).  uevmd
@@ -41,8 +42,8 @@ want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
 	local pol=$1 mode=$2 key=$3 evm=${4:-0x80000001} o name=$1
 	shift 3; [ $# -gt 0 ] && shift
 	[ -n "${FROM_TREE:-}" ] && name=control-tree
-	printf 'mode=%s evm=%s key=%s config_sha256=%s policy_sha256=%s config="%s" policy="%s"' \
-		"$mode" "$evm" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
+	printf 'mode=%s evm=%s keeper=%s key=%s config_sha256=%s policy_sha256=%s config="%s" policy="%s"' \
+		"$mode" "$evm" "${KEEPER:-no}" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
 		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$name"
 	for o in "$@"; do printf ' override="%s"' "$o"; done
 	echo
@@ -56,7 +57,7 @@ restart_fresh() {	# a new list, as at boot with a TPM
 start_uevmd || { fail "uevmd starts"; exit 1; }
 expect_eq "at start: one uevmd-state entry, the configuration, policy, mode and key as read" \
 	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
-check "  logged" log_has "measured uevmd-state: mode=enforce evm=0x80000001 key=$(keyid "$T/key")"
+check "  logged" log_has "measured uevmd-state: mode=enforce evm=0x80000001 keeper=no key=$(keyid "$T/key")"
 
 # A reload with another policy and mode: a second entry.
 printf '%s\n' "appraise func=BPRM_CHECK" "measure func=CRITICAL_DATA" >"$T/policy"
@@ -95,6 +96,14 @@ rm -f "$L" "$L.mac"
 start_uevmd -o "evm=no" || { fail "uevmd starts with -o evm=no"; exit 1; }
 expect_eq "an -o override is in the entry, and EVM as applied" \
 	"$(want_state "$T/policy" enforce "$T/key" 0x0 "evm=no")" "$(state_entries)"
+stop_uevmd
+
+# Run without the keeper (uevmd --supervise), opens pass while uevmd
+# restarts; the entry says which.
+rm -f "$L" "$L.mac"
+start_uevmd --supervise || { fail "uevmd --supervise starts"; exit 1; }
+expect_eq "under uevmd --supervise: keeper=yes" \
+	"$(KEEPER=yes want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
 stop_uevmd
 
 # Changes after start: a mode set through the socket, a policy written to
