@@ -353,10 +353,10 @@ void uevmd_measure_keys(void)
  * through the socket, a write to the control tree's evm or ima/policy):
  * the mode and EVM bits as applied, whether a keeper holds the groups
  * (uevmd --supervise: without one, opens pass while uevmd restarts), the
- * key's full id, the SHA-256 of the
- * configuration and of the policy as read or written, their paths (or
- * "control-tree") and every -o override of the command line (a unit file
- * on the same disk).  Fixed-size fields come first; strings are encoded
+ * key's full id, the SHA-256 of the configuration and of the policy as
+ * read or written, their paths (or "control-tree"), every -o override of
+ * the command line (a unit file on the same disk) and each watch with its
+ * filesystem's fsid.  Fixed-size fields come first; strings are encoded
  * as audit records encode names, whole.  The kernel's own settings reach
  * a verifier through the boot chain (its command line in the PCRs) and
  * its POLICY_CHECK rules.  uevmd reads its settings from the disk an
@@ -404,6 +404,16 @@ void uevmd_measure_state(void)
 						    D->policy_source : "none");
 	for (int i = 0; !ret && i < uevmd_noverrides; i++)
 		ret = integrity_put_untrusted_field(fp, "override", uevmd_overrides[i]);
+	/* Which filesystem each watch is, as uevmd sees it: in a mount
+	 * namespace an edited unit made, the path may be another one (the
+	 * fsid of ext4, xfs and btrfs comes from their UUID). */
+	for (int i = 0; !ret && i < D->nmarks; i++) {
+		const struct uevmd_mark *m = &D->marks[i];
+
+		ret = integrity_put_untrusted_field(fp, m->filesystem ? "filesystem" : "mount",
+						    m->path);
+		fprintf(fp, " fsid=%08x%08x", (uint32_t)m->fsid[0], (uint32_t)m->fsid[1]);
+	}
 	pthread_mutex_unlock(&D->policy_lock);
 	if (ferror(fp) && !ret)
 		ret = -EIO;

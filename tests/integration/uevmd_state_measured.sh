@@ -6,8 +6,9 @@
 # write to the control tree's ima/policy or evm), an ima-buf entry
 # "uevmd-state" names its mode and EVM bits as applied, its key's full id,
 # the SHA-256 of its configuration and of the policy as read or written,
-# their paths, every -o override of its command line and whether a keeper
-# holds its groups (uevmd --supervise).  The attacker is offline: they edit the
+# their paths, every -o override of its command line, whether a keeper
+# holds its groups (uevmd --supervise) and each watch with its
+# filesystem's fsid (as stat -f prints it).  The attacker is offline: they edit the
 # configuration to name a key of their own, weaken the policy, and
 # relabel the disk with that key, so that the configuration passes its
 # own check (the key it is checked with is the one it names).  uevmd
@@ -46,7 +47,7 @@ want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
 		"$mode" "$evm" "${KEEPER:-no}" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
 		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$name"
 	for o in "$@"; do printf ' override="%s"' "$o"; done
-	echo
+	printf ' filesystem="%s" fsid=%s\n' "$MNT" "$(stat -f -c %i "$MNT")"
 }
 restart_fresh() {	# a new list, as at boot with a TPM
 	stop_uevmd
