@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "keys.h"
@@ -343,8 +344,8 @@ static int load_policy(const char *spec, struct ima_policy **out)
  * tree (evm, ima/policy): every setting that changes what is appraised,
  * measured or audited, as applied (mode, EVM bits, fastopen, the key's
  * full id, the policy and the SHA-256 of a policy file as read or written,
- * hash, PCR, m32, where audit records go), then the paths and the options
- * that shape labels and entries.  The options come from fstab or a unit
+ * hash, PCR, m32, where audit records go), then the paths (with SOURCE's
+ * fsid) and the options that shape labels and entries.  The options come from fstab or a unit
  * on the disk an offline attacker can edit, as uevmd's configuration: one
  * who names a key of their own, a weaker policy or evm=0 there, and
  * relabels the files with that key, cannot be refused from the disk
@@ -385,6 +386,18 @@ static int measure_state_locked(void)
 					    o->policy ? o->policy : "default");
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "source", ufs.source);
+	/* Which filesystem SOURCE is, as uevmfs sees it (in a mount
+	 * namespace an edited unit made, another one); fstatfs works on
+	 * O_PATH.  The fsid of ext4, xfs and btrfs comes from their UUID. */
+	if (!ret) {
+		struct statfs sfs;
+
+		if (fstatfs(ufs.root.fd, &sfs) < 0)
+			ret = -errno;
+		else
+			fprintf(fp, " source_fsid=%08x%08x", (uint32_t)sfs.f_fsid.__val[0],
+				(uint32_t)sfs.f_fsid.__val[1]);
+	}
 	if (!ret)
 		ret = integrity_put_untrusted_field(fp, "mountpoint", ufs.mountpoint);
 	if (!ret)
