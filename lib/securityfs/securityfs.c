@@ -101,6 +101,7 @@ UEVM_EXPORT void uevm_securityfs_free(struct uevm_securityfs *sfs)
 {
 	if (!sfs)
 		return;
+	sfs->changed = NULL;	/* as uevm_securityfs_unmount */
 	if (sfs->mount_destroy)
 		sfs->mount_destroy(sfs);
 	ima_policy_free(sfs->loaded);
@@ -129,7 +130,7 @@ UEVM_EXPORT void uevm_securityfs_set_change_hook(struct uevm_securityfs *sfs,
 }
 
 static void tell_change(struct uevm_securityfs *sfs, const char *what,
-			const char *text, size_t len)
+			const char *text, size_t len, const struct ima_policy *p)
 {
 	uevm_securityfs_change_hook hook;
 	void *arg;
@@ -139,7 +140,7 @@ static void tell_change(struct uevm_securityfs *sfs, const char *what,
 	arg = sfs->changed_arg;
 	pthread_mutex_unlock(&sfs->lock);
 	if (hook)
-		hook(what, text, len, arg);
+		hook(what, text, len, p, arg);
 }
 
 /* The front-end's veto on P: 0, or the error (reason in WHY, audit cause
@@ -634,7 +635,7 @@ static ssize_t write_evm(struct uevm_securityfs_file *f, const void *buf, size_t
 	ret = integrity_sys_evm_write(sys, &f->cred, v);
 	if (ret)
 		return ret;
-	tell_change(f->sfs, "evm", NULL, 0);
+	tell_change(f->sfs, "evm", NULL, 0, NULL);
 	return (ssize_t)size;
 }
 
@@ -758,7 +759,7 @@ static int commit_policy(struct uevm_securityfs_file *f)
 			    ret ? 1 : 0, false);
 	if (ret)
 		return uevm_err(EINVAL, "ima/policy: nothing loaded%s", why);
-	tell_change(sfs, "policy", f->wbuf ? f->wbuf : "", f->wlen);
+	tell_change(sfs, "policy", f->wbuf ? f->wbuf : "", f->wlen, p);
 	return 0;
 }
 

@@ -57,12 +57,16 @@ void uevm_securityfs_set_policy_gate(struct uevm_securityfs *sfs,
 
 /*
  * Told after each change made through the tree, outside the tree's locks:
- * WHAT is "policy" (TEXT, LEN: the policy as written and installed) or
- * "evm" (TEXT NULL).  A front-end measures its state there (uevmd-state,
- * uevmfs-state), as a change through its own command line would be.
+ * WHAT is "policy" (TEXT, LEN: the policy as written; POLICY: the rules
+ * installed, which another writer of the front-end's may have replaced
+ * since) or "evm" (TEXT and POLICY NULL).  A front-end measures its state
+ * there (uevmd-state, uevmfs-state), as a change through its own command
+ * line would be.  Cleared (NULL) before the tree is unmounted: a write
+ * session the unmount ends is not told.
  */
 typedef void (*uevm_securityfs_change_hook)(const char *what, const char *text,
-					    size_t len, void *arg);
+					    size_t len, const struct ima_policy *policy,
+					    void *arg);
 void uevm_securityfs_set_change_hook(struct uevm_securityfs *sfs,
 				     uevm_securityfs_change_hook hook, void *arg);
 

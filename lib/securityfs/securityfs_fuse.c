@@ -532,6 +532,8 @@ int uevm_securityfs_unmount(struct uevm_securityfs *sfs)
 {
 	if (!sfs->mount)
 		return uevm_err(EINVAL, "the control tree is not mounted");
+	/* A write session the unmount ends is not a change to measure. */
+	uevm_securityfs_set_change_hook(sfs, NULL, NULL);
 	sfs_mount_destroy(sfs);
 	return 0;
 }

@@ -416,7 +416,8 @@ static void *control_main(void *arg)
 		if (pfd[1].revents & POLLIN)
 			break;
 		tree_check_policy();
-		if (!(pfd[0].revents & POLLIN))
+		tree_measure_changes();
+		if (listen_fd < 0 || !(pfd[0].revents & POLLIN))
 			continue;
 		cfd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0)
@@ -458,8 +459,15 @@ int control_start(void)
 	struct stat st;
 	int ret;
 
-	if (!strcmp(path, "none"))
-		return 0;
+	if (!strcmp(path, "none")) {
+		/* No socket, but a control tree: the thread still looks for
+		 * rules and EVM written there (tree_check_policy). */
+		if (!tree_mountpoint())
+			return 0;
+		ret = pthread_create(&ctl, NULL, control_main, NULL);
+		started = ret == 0;
+		return -ret;
+	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		ulog(LOG_ERR, "%s: control socket path too long", path);
 		return -ENAMETOOLONG;

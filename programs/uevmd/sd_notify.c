@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "uevmd.h"
@@ -110,9 +111,18 @@ int sd_notify_store_fd(const char *name, int fd)
 bool sd_fdstore_available(void)
 {
 	const char *e = getenv("FDSTORE"), *k = getenv("UEVMD_SUPERVISED");
+	int fd = keeper_fd();
+	struct ucred uc;
+	socklen_t l = sizeof(uc);
+	struct stat st;
 
-	return keeper_fd() >= 0 && e && strtol(e, NULL, 10) > 0 &&
-	       k && !strcmp(k, "1");
+	if (fd < 0 || !e || strtol(e, NULL, 10) <= 0 || !k || strcmp(k, "1"))
+		return false;
+	/* The environment alone is a unit file's word: the descriptor must
+	 * be a socket pair made by our parent, the keeper that started us. */
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) == 0 &&
+	       uc.pid == getppid();
 }
 
 int sd_listen_fd(const char *name)

@@ -19,15 +19,52 @@ static const struct ima_policy *seen;
 /* The control thread and a reload (the main thread) both look. */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A change through the tree is measured as one through the socket. */
-static void tree_changed(const char *what, const char *text, size_t len, void *arg)
+/*
+ * A change through the tree is measured as one through the socket, by the
+ * control thread (tree_measure_changes): the tree's one serve thread
+ * never waits on state_lock (held while workers drain), and the list is
+ * appended to by uevmd's own threads only.  A policy written here counts
+ * only if it is still the one applied then: a socket load or a reload
+ * may have replaced it between its install and now.
+ */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool pending;
+static const struct ima_policy *pending_policy;
+static uint8_t pending_sha256[32];
+
+static void tree_changed(const char *what, const char *text, size_t len,
+			 const struct ima_policy *p, void *arg)
 {
 	(void)arg;
-	pthread_mutex_lock(&D->state_lock);
+	pthread_mutex_lock(&pending_lock);
 	if (!strcmp(what, "policy")) {
+		if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, pending_sha256))
+			memset(pending_sha256, 0xff, sizeof(pending_sha256));
+		pending_policy = p;
+	}
+	pending = true;
+	pthread_mutex_unlock(&pending_lock);
+}
+
+void tree_measure_changes(void)
+{
+	const struct ima_policy *p;
+	uint8_t sha256[32];
+
+	pthread_mutex_lock(&pending_lock);
+	if (!pending) {
+		pthread_mutex_unlock(&pending_lock);
+		return;
+	}
+	pending = false;
+	p = pending_policy;
+	pending_policy = NULL;
+	memcpy(sha256, pending_sha256, sizeof(sha256));
+	pthread_mutex_unlock(&pending_lock);
+	pthread_mutex_lock(&D->state_lock);
+	if (p && p == integrity_sys_policy(D->sys)) {
 		pthread_mutex_lock(&D->policy_lock);
-		if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, D->policy_sha256))
-			memset(D->policy_sha256, 0xff, sizeof(D->policy_sha256));
+		memcpy(D->policy_sha256, sha256, sizeof(sha256));
 		D->policy_from_tree = true;
 		pthread_mutex_unlock(&D->policy_lock);
 	}

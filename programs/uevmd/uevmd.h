@@ -376,6 +376,8 @@ int uevmd_status_write(FILE *fp);
 int tree_start(void);
 /* Notice a policy installed through the tree's ima/policy. */
 void tree_check_policy(void);
+/* Measure uevmd-state after changes made through the tree (control thread). */
+void tree_measure_changes(void);
 const char *tree_mountpoint(void);
 void tree_unmount(void);
 void tree_free(void);

@@ -414,12 +414,16 @@ static int measure_state_locked(void)
 		ret = -EIO;
 	if (fclose(fp) && !ret)
 		ret = -EIO;
-	if (!ret && (ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state",
-						     text, len)) >= 0)
-		ret = 0;
-	if (ret)
+	if (!ret) {
+		ret = ima_measure_critical_data(ufs.sys, "uevmfs", "uevmfs-state", text, len);
+		if (ret < 0)
+			fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
+				uevm_last_error());
+		ret = ret < 0 ? ret : 0;
+	} else {
 		fprintf(stderr, "uevmfs: measuring the mount's state (CRITICAL_DATA): %s\n",
-			ret == -ENOMEM || ret == -EIO ? strerror(-ret) : uevm_last_error());
+			strerror(-ret));
+	}
 	free(text);
 	return ret;
 }
@@ -436,11 +440,13 @@ static int measure_state(const struct opts *o)
 }
 
 /* A change through the control tree: measured as the mount's was. */
-static void tree_changed(const char *what, const char *text, size_t len, void *arg)
+static void tree_changed(const char *what, const char *text, size_t len,
+			 const struct ima_policy *p, void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&state_lock);
-	if (!strcmp(what, "policy")) {
+	/* The tree is uevmfs's only writer of rules after the mount. */
+	if (!strcmp(what, "policy") && p == integrity_sys_policy(ufs.sys)) {
 		policy_hashed = !uevm_hash_buffer(UEVM_HASH_SHA256, text, len, policy_sha256);
 		policy_from_tree = true;
 	}
@@ -1213,6 +1219,9 @@ int main(int argc, char **argv)
 		uevm_securityfs_unmount(ufs.sfs);
 	fuse_session_unmount(se);
 out:
+	/* The tree first: its thread may still serve, and use what follows. */
+	if (ufs.sfs && uevm_securityfs_mountpoint(ufs.sfs))
+		uevm_securityfs_unmount(ufs.sfs);
 	if (ufs.fastopen)
 		ufs_shared_stop();
 	if (se) {

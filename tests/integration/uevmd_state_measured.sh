@@ -8,7 +8,7 @@
 # the SHA-256 of its configuration and of the policy as read or written,
 # their paths, every -o override of its command line, whether a keeper
 # holds its groups (uevmd --supervise) and each watch with its
-# filesystem's fsid (as stat -f prints it).  The attacker is offline: they edit the
+# filesystem's fsid (as stat -f prints it, in 16 digits).  The attacker is offline: they edit the
 # configuration to name a key of their own, weaken the policy, and
 # relabel the disk with that key, so that the configuration passes its
 # own check (the key it is checked with is the one it names).  uevmd
@@ -47,7 +47,7 @@ want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
 		"$mode" "$evm" "${KEEPER:-no}" "$(keyid "$key")" "$(sha256sum <"$CONF" | cut -d' ' -f1)" \
 		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$name"
 	for o in "$@"; do printf ' override="%s"' "$o"; done
-	printf ' filesystem="%s" fsid=%s\n' "$MNT" "$(stat -f -c %i "$MNT")"
+	printf ' filesystem="%s" fsid=%016x\n' "$MNT" "0x$(stat -f -c %i "$MNT")"
 }
 restart_fresh() {	# a new list, as at boot with a TPM
 	stop_uevmd
@@ -106,9 +106,20 @@ start_uevmd --supervise || { fail "uevmd --supervise starts"; exit 1; }
 expect_eq "under uevmd --supervise: keeper=yes" \
 	"$(KEEPER=yes want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
 stop_uevmd
+# The keeper's environment alone (a unit's Environment= lines, a review's
+# attack) is not a keeper: the descriptor is not our parent's socket pair.
+rm -f "$L" "$L.mac"
+UEVMD_SUPERVISED=1 FDSTORE=4 UEVMD_NOTIFY_FD=9 "$UEVMD" -c "$CONF" 9</dev/null >>"$T/uevmd.out" 2>&1 &
+UEVMD_PID=$!
+wait_quiet "$WAIT_S" uevmd_up_or_gone "$UEVMD_PID"
+expect_eq "a keeper's environment without a keeper: keeper=no" \
+	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
+stop_uevmd
 
 # Changes after start: a mode set through the socket, a policy written to
-# the control tree.  Each adds an entry saying what now applies.
+# the control tree.  Each adds an entry saying what now applies (unless
+# the same entry is already in the list: as the kernel, an entry is not
+# added twice, so a verifier checks every entry, not only the last).
 write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree"
 rm -f "$L" "$L.mac"
 start_uevmd || { fail "uevmd starts with a control tree"; exit 1; }
@@ -125,3 +136,30 @@ check "a policy written to the control tree: a third entry" wait_quiet "$WAIT_S"
 expect_eq "  naming the tree and the SHA-256 of what was written" \
 	"$(FROM_TREE=1 want_state "$T/treepolicy" log "$T/key")" "$(state_entries | tail -n 1)"
 stop_uevmd
+
+# No control socket, a control tree: changes written to the tree are still
+# noticed (the control thread runs for the tree alone) and measured.
+write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree" "control_socket = none"
+rm -f "$L" "$L.mac"
+"$UEVMD" -c "$CONF" >>"$T/uevmd.out" 2>&1 &
+UEVMD_PID=$!
+tree_up() { [ -e "$T/tree/ima/ascii_runtime_measurements" ] || uevmd_gone "$UEVMD_PID"; }
+wait_quiet "$WAIT_S" tree_up
+tree_entries() {
+	awk '$3 == "ima-buf" && $5 == "uevmd-state" { print $6 }' "$T/tree/ima/ascii_runtime_measurements" |
+		while read -r hex; do printf '%s' "$hex" | xxd -r -p; echo; done
+}
+started() { [ "$(tree_entries | wc -l)" -ge 1 ]; }
+check "no socket: the start's entry, read through the tree" wait_quiet "$WAIT_S" started
+python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.stdin.buffer.read())
+os.close(fd)' "$T/tree/ima/policy" <"$T/treepolicy"
+two() { [ "$(tree_entries | wc -l)" -ge 2 ]; }
+check "  a policy written to the tree: a second entry" wait_quiet "$WAIT_S" two
+expect_match "  naming the tree" ' policy="control-tree" ' "$(tree_entries | tail -n 1)"
+kill "$UEVMD_PID"
+wait_quiet "$WAIT_S" uevmd_gone "$UEVMD_PID"
+wait "$UEVMD_PID"
+expect_eq "  and uevmd stops cleanly" 0 $?
+UEVMD_PID=

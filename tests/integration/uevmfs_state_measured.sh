@@ -5,7 +5,7 @@
 # ima-buf entry "uevmfs-state" names the mode, EVM as applied, fastopen,
 # the key's full id, the policy and the SHA-256 of a policy file as read,
 # the hash, PCR and m32 settings, then SOURCE (with its filesystem's
-# fsid, as stat -f prints it), the mount point and the
+# fsid, as stat -f prints it, in 16 digits), the mount point and the
 # options that shape labels and entries (fastopen is on: these policies do
 # not depend on the caller).  The attacker is offline: the mount's options
 # live in fstab or a unit on the disk, so they name a key of their own, a
@@ -44,8 +44,8 @@ want_state() {	# SOURCE POLICY-FILE MODE EVM KEY-FILE
 	[ -n "${FROM_TREE:-}" ] && name=control-tree
 	printf 'mode=%s evm=%s fastopen=on key=%s policy_sha256=%s hash=sha256 pcr=10 m32=0' \
 		"$3" "$4" "$(keyid "$5")" "$(sha256sum <"$2" | cut -d' ' -f1)"
-	printf ' syslog=0 auditd=1 integrity_audit=0 policy=%s source=%s source_fsid=%s mountpoint=%s' \
-		"$(enc "$name")" "$(enc "$1")" "$(stat -f -c %i "$1")" "$(enc "$M")"
+	printf ' syslog=0 auditd=1 integrity_audit=0 policy=%s source=%s source_fsid=%016x mountpoint=%s' \
+		"$(enc "$name")" "$(enc "$1")" "0x$(stat -f -c %i "$1")" "$(enc "$M")"
 	echo ' audit_log="" uuid="fs" evm_xattrs="" template="" measure_path="mount"'
 }
 
