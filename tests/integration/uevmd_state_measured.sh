@@ -138,8 +138,18 @@ expect_eq "  naming the tree and the SHA-256 of what was written" \
 stop_uevmd
 
 # No control socket, a control tree: changes written to the tree are still
-# noticed (the control thread runs for the tree alone) and measured.
-write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree" "control_socket = none"
+# noticed (the control thread runs for the tree alone) and measured, and
+# the ignore marks placed under the old rules go.  A labelled file passes
+# while opens are appraised only (and gets an ignore mark); once the tree
+# asks to measure them too, its next open is measured.
+printf '%s\n' "appraise func=FILE_CHECK" "measure func=CRITICAL_DATA label=uevmd" >"$T/hashonly"
+mkdir -p "$MNT/t"
+echo original >"$MNT/t/file"
+"$UEVM" label --hmac-key "raw:$T/key" "$MNT/t/file" >/dev/null
+printf '%s\n' "appraise func=FILE_CHECK" "measure func=FILE_CHECK" \
+	"measure func=CRITICAL_DATA label=uevmd" >"$T/treepolicy"
+POLICY=$T/hashonly write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree" \
+	"control_socket = none"
 rm -f "$L" "$L.mac"
 "$UEVMD" -c "$CONF" >>"$T/uevmd.out" 2>&1 &
 UEVMD_PID=$!
@@ -151,6 +161,8 @@ tree_entries() {
 }
 started() { [ "$(tree_entries | wc -l)" -ge 1 ]; }
 check "no socket: the start's entry, read through the tree" wait_quiet "$WAIT_S" started
+expect_eq "  the labelled file opens" ok "$(open_result "$MNT/t/file")"
+expect_eq "  again (its ignore mark)" ok "$(open_result "$MNT/t/file")"
 python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
 os.write(fd, sys.stdin.buffer.read())
@@ -158,6 +170,9 @@ os.close(fd)' "$T/tree/ima/policy" <"$T/treepolicy"
 two() { [ "$(tree_entries | wc -l)" -ge 2 ]; }
 check "  a policy written to the tree: a second entry" wait_quiet "$WAIT_S" two
 expect_match "  naming the tree" ' policy="control-tree" ' "$(tree_entries | tail -n 1)"
+cat "$MNT/t/file" >/dev/null
+check "  and the file's next open is measured (the old rules' ignore mark went)" \
+	grep -q " $MNT/t/file\$" "$T/tree/ima/ascii_runtime_measurements"
 kill "$UEVMD_PID"
 wait_quiet "$WAIT_S" uevmd_gone "$UEVMD_PID"
 wait "$UEVMD_PID"
