@@ -101,7 +101,7 @@ UEVM_EXPORT void uevm_securityfs_free(struct uevm_securityfs *sfs)
 {
 	if (!sfs)
 		return;
-	sfs->changed = NULL;	/* as uevm_securityfs_unmount */
+	uevm_securityfs_set_change_hook(sfs, NULL, NULL);	/* as unmount */
 	if (sfs->mount_destroy)
 		sfs->mount_destroy(sfs);
 	ima_policy_free(sfs->loaded);

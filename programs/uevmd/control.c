@@ -184,6 +184,7 @@ int uevmd_policy_replace(const char *text, size_t len, const char *source,
 		return ret;
 	}
 	pthread_mutex_lock(&D->state_lock);
+	tree_record_locked();
 	pthread_mutex_lock(&D->policy_lock);
 	if (uevm_hash_buffer(UEVM_HASH_SHA256, text, len, D->policy_sha256))
 		memset(D->policy_sha256, 0xff, sizeof(D->policy_sha256));
@@ -345,6 +346,7 @@ static void serve(int cfd)
 				 uevmd_mount_mark_caveat);
 		} else {
 			pthread_mutex_lock(&D->state_lock);
+			tree_record_locked();
 			integrity_cred_self(&self);
 			self.cap_effective = ~0ULL;
 			/* "enable": EVM initialised with the HMAC key (echo 1 > evm);
@@ -402,14 +404,15 @@ out:
 
 static void *control_main(void *arg)
 {
-	struct pollfd pfd[2] = { { listen_fd, POLLIN, 0 }, { D->stop_efd, POLLIN, 0 } };
+	struct pollfd pfd[3] = { { listen_fd, POLLIN, 0 }, { D->stop_efd, POLLIN, 0 },
+				 { tree_wake_fd(), POLLIN, 0 } };
 
 	(void)arg;
 	own_tid_register();
 	for (;;) {
 		int cfd;
 
-		int r = poll(pfd, 2, 250);
+		int r = poll(pfd, 3, 250);
 
 		if (r < 0 && errno != EINTR)
 			break;

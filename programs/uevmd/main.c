@@ -470,6 +470,8 @@ static void teardown(void)
 		close(D->notif_fd);
 	D->perm_fd = D->notif_fd = -1;
 	tree_unmount();
+	/* A change the tree took after the control thread's last look. */
+	tree_measure_changes();
 	if (atomic_load(&D->running))
 		ulog(LOG_NOTICE, "stopped");
 	log_stop();
@@ -621,8 +623,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uevmd: on_exit = refuse: when uevmd exits or is killed, the "
 			"kernel allows every pending and later open, unless another process "
 			"keeps the fanotify groups; refusing to start without one.  Run "
-			"'uevmd --supervise', or under systemd with FileDescriptorStoreMax=2 "
-			"(see uevmd(8)).\n");
+			"'uevmd --supervise' (see uevmd(8)).\n");
 		return 1;
 	}
 	if (!D->cfg.nmounts && !D->cfg.nfilesystems) {

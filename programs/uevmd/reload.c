@@ -176,6 +176,7 @@ int uevmd_reload(void)
 	/* The rules first, then the mode: either order keeps enforcing
 	 * whatever both configurations enforce. */
 	pthread_mutex_lock(&D->state_lock);
+	tree_record_locked();
 	pthread_mutex_lock(&D->policy_lock);
 	memcpy(D->policy_sha256, pol_sha256, sizeof(pol_sha256));
 	memcpy(D->cfg.sha256, nc.sha256, sizeof(nc.sha256));

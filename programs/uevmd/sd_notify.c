@@ -16,22 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "uevmd.h"
 
 /* The keeper's socket pair, or -1. */
+/* Our end of the keeper's socket pair: set by the keeper itself in the
+ * child it forks (supervise.c), which runs on without an exec.  Never
+ * taken from the environment, which a unit file can write. */
+int uevmd_keeper_fd = -1;
+
 static int keeper_fd(void)
 {
-	const char *e = getenv("UEVMD_NOTIFY_FD"), *k = getenv("UEVMD_SUPERVISED");
-	char *end;
-	long fd;
-
-	if (!e || !k || strcmp(k, "1"))
-		return -1;
-	fd = strtol(e, &end, 10);
-	return *e && !*end && fd >= 3 && fd < 65536 ? (int)fd : -1;
+	return uevmd_keeper_fd;
 }
 
 /* One datagram to $NOTIFY_SOCKET (or the keeper), with descriptors
@@ -110,19 +107,14 @@ int sd_notify_store_fd(const char *name, int fd)
  * on a watched filesystem) would wait for an answer no one can give. */
 bool sd_fdstore_available(void)
 {
-	const char *e = getenv("FDSTORE"), *k = getenv("UEVMD_SUPERVISED");
 	int fd = keeper_fd();
 	struct ucred uc;
 	socklen_t l = sizeof(uc);
-	struct stat st;
 
-	if (fd < 0 || !e || strtol(e, NULL, 10) <= 0 || !k || strcmp(k, "1"))
-		return false;
-	/* The environment alone is a unit file's word: the descriptor must
-	 * be a socket pair made by our parent, the keeper that started us. */
-	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) == 0 &&
-	       uc.pid == getppid();
+	/* The keeper that forked us is still there: the pair's other end
+	 * is our parent (it re-parents to init when the keeper dies). */
+	return fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &l) == 0 &&
+	       uc.pid > 1 && uc.pid == getppid();
 }
 
 int sd_listen_fd(const char *name)

@@ -176,6 +176,7 @@ static void child_setup(int sock, int child_end, int sfd, const sigset_t *old,
 	}
 	/* Our end of the pair, not our manager's socket (ours alone). */
 	unsetenv("NOTIFY_SOCKET");
+	uevmd_keeper_fd = child_end;
 	snprintf(num, sizeof(num), "%d", child_end);
 	setenv("UEVMD_NOTIFY_FD", num, 1);
 	setenv("FDSTORE", "4", 1);

@@ -9,7 +9,10 @@
  * the daemon notices the new rules (tree_check_policy, from the control
  * thread) and drops the ignore marks placed under the old ones.
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include "securityfs_fuse.h"
 #include "securityfs.h"
 #include "uevmd.h"
@@ -21,16 +24,20 @@ static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * A change through the tree is measured as one through the socket, by the
- * control thread (tree_measure_changes): the tree's one serve thread
- * never waits on state_lock (held while workers drain), and the list is
- * appended to by uevmd's own threads only.  A policy written here counts
- * only if it is still the one applied then: a socket load or a reload
- * may have replaced it between its install and now.
+ * control thread (tree_measure_changes, woken at once): the tree's one
+ * serve thread never waits on state_lock (held while workers drain), and
+ * the list is appended to by uevmd's own threads only.  Every other
+ * change records a pending one first (tree_record_locked), and teardown
+ * records what came last, so none is lost.  A policy written here counts
+ * only if it is still the one applied: a socket load or a reload may have
+ * replaced it between its install and now (it was then applied for no
+ * longer than that, and the list shows its successor).
  */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool pending;
 static const struct ima_policy *pending_policy;
 static uint8_t pending_sha256[32];
+static int wake_fd = -1;	/* an eventfd in the control thread's poll */
 
 static void tree_changed(const char *what, const char *text, size_t len,
 			 const struct ima_policy *p, void *arg)
@@ -44,9 +51,16 @@ static void tree_changed(const char *what, const char *text, size_t len,
 	}
 	pending = true;
 	pthread_mutex_unlock(&pending_lock);
+	if (wake_fd >= 0 && write(wake_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
+		ulog(LOG_ERR, "eventfd: %m");
 }
 
-void tree_measure_changes(void)
+int tree_wake_fd(void)
+{
+	return wake_fd;
+}
+
+void tree_record_locked(void)
 {
 	const struct ima_policy *p;
 	uint8_t sha256[32];
@@ -61,7 +75,6 @@ void tree_measure_changes(void)
 	pending_policy = NULL;
 	memcpy(sha256, pending_sha256, sizeof(sha256));
 	pthread_mutex_unlock(&pending_lock);
-	pthread_mutex_lock(&D->state_lock);
 	if (p && p == integrity_sys_policy(D->sys)) {
 		pthread_mutex_lock(&D->policy_lock);
 		memcpy(D->policy_sha256, sha256, sizeof(sha256));
@@ -69,6 +82,16 @@ void tree_measure_changes(void)
 		pthread_mutex_unlock(&D->policy_lock);
 	}
 	uevmd_measure_state();
+}
+
+void tree_measure_changes(void)
+{
+	uint64_t v;
+
+	if (wake_fd >= 0 && read(wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		ulog(LOG_ERR, "eventfd: %m");
+	pthread_mutex_lock(&D->state_lock);
+	tree_record_locked();
 	pthread_mutex_unlock(&D->state_lock);
 }
 
@@ -80,6 +103,11 @@ int tree_start(void)
 	seen = integrity_sys_policy(D->sys);
 	if (!*path || !strcmp(path, "none"))
 		return 0;
+	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wake_fd < 0) {
+		ulog(LOG_ERR, "eventfd: %m");
+		return -errno;
+	}
 	ret = uevm_securityfs_new(D->sys, &sfs);
 	if (!ret) {
 		uevm_securityfs_set_change_hook(sfs, tree_changed, NULL);
@@ -129,4 +157,7 @@ void tree_free(void)
 {
 	uevm_securityfs_free(sfs);
 	sfs = NULL;
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
 }

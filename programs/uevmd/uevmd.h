@@ -314,6 +314,8 @@ uint64_t sd_watchdog_usec(void);
 int sd_notify_store_fd(const char *name, int fd);
 /* Whether a keeper of the groups runs us (uevmd --supervise). */
 bool sd_fdstore_available(void);
+/* Set in the child the keeper forks (supervise.c): our end of its pair. */
+extern int uevmd_keeper_fd;
 /* The descriptor NAME given back at this start ($LISTEN_FDNAMES), or -1. */
 int sd_listen_fd(const char *name);
 
@@ -376,8 +378,12 @@ int uevmd_status_write(FILE *fp);
 int tree_start(void);
 /* Notice a policy installed through the tree's ima/policy. */
 void tree_check_policy(void);
-/* Measure uevmd-state after changes made through the tree (control thread). */
+/* Measure uevmd-state after changes made through the tree (the control
+ * thread, woken through tree_wake_fd; teardown, once the tree is gone). */
 void tree_measure_changes(void);
+int tree_wake_fd(void);
+/* The same, with state_lock held: every other change calls it first. */
+void tree_record_locked(void);
 const char *tree_mountpoint(void);
 void tree_unmount(void);
 void tree_free(void);

@@ -40,7 +40,7 @@ state_entries() {
 keyid() { { printf 'uevm key id\0'; cat "$1"; head -c $((128 - $(stat -c %s "$1"))) /dev/zero; } |
 	sha256sum | cut -d' ' -f1; }
 want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
-	local pol=$1 mode=$2 key=$3 evm=${4:-0x80000001} o name=$1
+	local pol=$1 mode=$2 key=$3 evm=${4:-0x80000001} o name=${POLNAME:-$1}
 	shift 3; [ $# -gt 0 ] && shift
 	[ -n "${FROM_TREE:-}" ] && name=control-tree
 	printf 'mode=%s evm=%s keeper=%s key=%s config_sha256=%s policy_sha256=%s config="%s" policy="%s"' \
@@ -48,6 +48,12 @@ want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
 		"$(sha256sum <"$pol" | cut -d' ' -f1)" "$CONF" "$name"
 	for o in "$@"; do printf ' override="%s"' "$o"; done
 	printf ' filesystem="%s" fsid=%016x\n' "$MNT" "0x$(stat -f -c %i "$MNT")"
+}
+tree_write() {	# FILE: stdin written through one descriptor, one write
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.stdin.buffer.read())
+os.close(fd)' "$1"
 }
 restart_fresh() {	# a new list, as at boot with a TPM
 	stop_uevmd
@@ -115,6 +121,33 @@ wait_quiet "$WAIT_S" uevmd_up_or_gone "$UEVMD_PID"
 expect_eq "a keeper's environment without a keeper: keeper=no" \
 	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
 stop_uevmd
+# Nor is a parent that made a socket pair and passed its end with that
+# environment (a wrapper a unit runs instead of uevmd --supervise): it
+# holds no fanotify group, so a killed uevmd would leave opens allowed.
+rm -f "$L" "$L.mac"
+python3 - "$UEVMD" "$CONF" "$T/wrapped.pid" >>"$T/uevmd.out" 2>&1 <<'PY' &
+import os, socket, sys
+mine, theirs = socket.socketpair()
+pid = os.fork()
+if pid == 0:
+    os.dup2(theirs.fileno(), 9)
+    env = dict(os.environ, UEVMD_SUPERVISED="1", FDSTORE="4", UEVMD_NOTIFY_FD="9")
+    os.execve(sys.argv[1], [sys.argv[1], "-c", sys.argv[2]], env)
+with open(sys.argv[3] + ".tmp", "w") as f:
+    f.write("%d\n" % pid)
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+WRAPPER=$!
+wait_quiet "$WAIT_S" test -s "$T/wrapped.pid"
+UEVMD_PID=$(cat "$T/wrapped.pid")
+wait_quiet "$WAIT_S" uevmd_up_or_gone "$UEVMD_PID"
+expect_eq "a wrapper's socket pair and environment: keeper=no" \
+	"$(want_state "$T/policy" enforce "$T/key")" "$(state_entries)"
+kill "$UEVMD_PID"	# the wrapper's child, not ours: the wrapper waits for it
+wait "$WRAPPER"
+expect_eq "  uevmd stops on SIGTERM" 0 $?
+UEVMD_PID=
 
 # Changes after start: a mode set through the socket, a policy written to
 # the control tree.  Each adds an entry saying what now applies (unless
@@ -127,10 +160,7 @@ start_uevmd || { fail "uevmd starts with a control tree"; exit 1; }
 expect_eq "uevm enable --mode log: a second entry, mode log as applied" \
 	"$(want_state "$T/policy" log "$T/key")" "$(state_entries | tail -n 1)"
 printf '%s\n' "measure func=CRITICAL_DATA label=uevmd" >"$T/treepolicy"
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, sys.stdin.buffer.read())
-os.close(fd)' "$T/tree/ima/policy" <"$T/treepolicy"
+tree_write "$T/tree/ima/policy" <"$T/treepolicy"
 three() { [ "$(state_entries | wc -l)" -ge 3 ]; }
 check "a policy written to the control tree: a third entry" wait_quiet "$WAIT_S" three
 expect_eq "  naming the tree and the SHA-256 of what was written" \
@@ -163,10 +193,7 @@ started() { [ "$(tree_entries | wc -l)" -ge 1 ]; }
 check "no socket: the start's entry, read through the tree" wait_quiet "$WAIT_S" started
 expect_eq "  the labelled file opens" ok "$(open_result "$MNT/t/file")"
 expect_eq "  again (its ignore mark)" ok "$(open_result "$MNT/t/file")"
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, sys.stdin.buffer.read())
-os.close(fd)' "$T/tree/ima/policy" <"$T/treepolicy"
+tree_write "$T/tree/ima/policy" <"$T/treepolicy"
 two() { [ "$(tree_entries | wc -l)" -ge 2 ]; }
 check "  a policy written to the tree: a second entry" wait_quiet "$WAIT_S" two
 expect_match "  naming the tree" ' policy="control-tree" ' "$(tree_entries | tail -n 1)"
@@ -178,3 +205,25 @@ wait_quiet "$WAIT_S" uevmd_gone "$UEVMD_PID"
 wait "$UEVMD_PID"
 expect_eq "  and uevmd stops cleanly" 0 $?
 UEVMD_PID=
+
+# A policy written to the tree and, at once, another sent through the
+# socket: the tree's is recorded first, then the socket's (a review lost
+# the tree's when the socket's came before the control thread looked).
+# Then one written right before SIGTERM: recorded before uevmd stops.
+write_conf "mode = enforce" "measurement_list = $L" "control_tree = $T/tree"
+rm -f "$L" "$L.mac"
+start_uevmd || { fail "uevmd starts with a control tree"; exit 1; }
+printf '%s\n' "appraise func=FILE_CHECK" "measure func=CRITICAL_DATA label=uevmd" >"$T/sockpolicy"
+tree_write "$T/tree/ima/policy" <"$T/treepolicy"
+"$UEVM" policy load --socket "$SOCK" "$T/sockpolicy" >/dev/null
+expect_eq "tree, then socket: both recorded, in that order" \
+	"$(FROM_TREE=1 want_state "$T/treepolicy" enforce "$T/key")
+$(POLNAME=sockpolicy want_state "$T/sockpolicy" enforce "$T/key")" "$(state_entries | tail -n 2)"
+stop_uevmd
+: >"$LOG"
+rm -f "$L" "$L.mac"	# a fresh list: the same entry is not added twice
+start_uevmd || { fail "uevmd starts again"; exit 1; }
+tree_write "$T/tree/ima/policy" <"$T/treepolicy"
+stop_uevmd
+check "a policy written to the tree right before SIGTERM: recorded before uevmd stopped" \
+	grep -q 'measured uevmd-state: .* policy="control-tree"' "$LOG"
