@@ -5,8 +5,8 @@
  * passed with SCM_RIGHTS, opened by the client as the invoking user); the
  * reply is "OK" or "ERR why", then the body.  `uevm status`, `uevm enable`,
  * `uevm policy load` and `uevm measurements daemon` speak it.  Changes need
- * CAP_SYS_ADMIN in the caller (SO_PEERCRED and SO_PEERPIDFD, then
- * /proc/PID/status).
+ * a caller that connected as root and still has CAP_SYS_ADMIN, alive
+ * (peer_refusal: SO_PEERCRED and SO_PEERPIDFD, then /proc/PID/status).
  */
 #include <errno.h>
 #include <fcntl.h>
