@@ -299,6 +299,10 @@ static void ima_tomtou_check(struct integrity_sys *s, const struct integrity_eve
 UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 			       const struct integrity_event *ev)
 {
+	/* Read before the rules: if new rules come while this runs, the
+	 * verdict reached under the old ones is not cached (it answers
+	 * this access only, which began under them). */
+	uint32_t epoch = integrity_cache_epoch(s->cache);
 	const struct ima_policy *policy = integrity_sys_policy(s);
 	const struct uevm_file *f = ev->file;
 	struct ima_policy_result res;
@@ -406,7 +410,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		st = ret ? INTEGRITY_UNKNOWN
 			 : appraise(s, ev, iint, xval, xlen, res.flags, &dig,
 				    have_hashed ? &hashed : NULL, &cause);
-		integrity_iint_set_ima_status(iint, in.func, st);
+		if (integrity_cache_epoch(s->cache) == epoch)
+			integrity_iint_set_ima_status(iint, in.func, st);
 		if (xlen > 0 && xval[0] == EVM_IMA_XATTR_DIGSIG)
 			integrity_iint_set_flags(iint, IMA_DIGSIG, 0);
 	} else {

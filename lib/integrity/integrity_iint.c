@@ -49,6 +49,7 @@ struct integrity_cache {
 	struct shard shards[NSHARDS];
 	size_t per_shard;
 	atomic_uint clock;
+	atomic_uint epoch;		/* bumped by integrity_cache_invalidate_all */
 	atomic_ullong lookups, hits, inserts, evictions, invalidations;
 };
 
@@ -434,10 +435,14 @@ UEVM_EXPORT void integrity_stamp_of(const struct stat *st,
 }
 
 /* Every entry's results go stale (EVM initialised after files were
- * appraised without it): each is appraised afresh on its next use.  What
- * the entries know about writers and new files stays. */
+ * appraised without it, a new policy): each is appraised afresh on its
+ * next use.  What the entries know about writers and new files stays.
+ * The epoch moves first: an appraisal that began before it (under the
+ * old rules) and ends after this walk passed its entry keeps no result
+ * (integrity_cache_epoch). */
 UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 {
+	atomic_fetch_add(&c->epoch, 1);
 	for (int i = 0; i < NSHARDS; i++) {
 		struct shard *s = &c->shards[i];
 
@@ -452,4 +457,9 @@ UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 			}
 		pthread_mutex_unlock(&s->lock);
 	}
+}
+
+uint32_t integrity_cache_epoch(struct integrity_cache *c)
+{
+	return atomic_load(&c->epoch);
 }

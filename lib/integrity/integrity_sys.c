@@ -95,10 +95,18 @@ UEVM_EXPORT void integrity_sys_set_mode(struct integrity_sys *s,
 	atomic_store(&s->mode, m);
 }
 
+/* New rules: what was appraised under the old ones is appraised again.
+ * The kernel keeps IMA_APPRAISED across ima_update_policy, but its policy
+ * is loaded once after boot; a daemon's is replaced at run time, and a
+ * file that passed a weaker policy (a hash where signatures are now
+ * required) must not pass the stricter one from the cache. */
 UEVM_EXPORT void integrity_sys_set_policy(struct integrity_sys *s,
 					  const struct ima_policy *p)
 {
-	atomic_store(&s->policy, p);
+	const struct ima_policy *old = atomic_exchange(&s->policy, p);
+
+	if (old != p && s->cache)
+		integrity_cache_invalidate_all(s->cache);
 }
 
 UEVM_EXPORT const struct ima_policy *integrity_sys_policy(const struct integrity_sys *s)

@@ -51,6 +51,13 @@ static void tree_changed(const char *what, const char *text, size_t len,
 	}
 	pending = true;
 	pthread_mutex_unlock(&pending_lock);
+	/* The files that passed under the old rules opened unseen (ignore
+	 * marks) until the control thread got to them: drop the marks now,
+	 * before the writer's close returns.  One call, no wait; the control
+	 * thread still drains the workers and drops what they marked since
+	 * (tree_check_policy). */
+	if (!strcmp(what, "policy") || !strcmp(what, "evm"))
+		perm_flush_ignore_marks();
 	if (wake_fd >= 0 && write(wake_fd, &(uint64_t){ 1 }, sizeof(uint64_t)) < 0)
 		ulog(LOG_ERR, "eventfd: %m");
 }

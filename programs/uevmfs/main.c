@@ -452,6 +452,8 @@ static void tree_changed(const char *what, const char *text, size_t len,
 	}
 	measure_state_locked();
 	pthread_mutex_unlock(&state_lock);
+	/* Before the writer's close returns, not at the flusher's next look. */
+	ufs_shared_rules_check();
 }
 
 /* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */

@@ -485,17 +485,36 @@ int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 
 /* ---- when the rules change --------------------------------------------------------- */
 
+/* The EVM bits and rules last acted on. */
+static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool rules_known;	/* false: everything counts as changed */
+static uint32_t rules_evm;
+static const struct ima_policy *rules_policy;
+
 /* EVM initialised (echo 1 > evm) or a policy loaded: the reads that passed
  * under the old rules are checked again, and since the kernel serves
- * cached pages without asking, it is told to drop them. */
-static void rules_changed(void)
+ * cached pages without asking, it is told to drop them.  Called by the
+ * control tree's hook before the writer's close returns, and by the
+ * flusher's look every RULES_POLL_NS for any other change; whichever
+ * comes first acts, once. */
+void ufs_shared_rules_check(void)
 {
-	fuse_ino_t *inos;
-	size_t n = ufs_table_unappraise(&inos);
+	uint32_t evm = integrity_sys_evm_read(ufs.sys);
+	const struct ima_policy *p = integrity_sys_policy(ufs.sys);
 
-	for (size_t i = 0; i < n && ufs.se; i++)
-		fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);
-	free(inos);
+	pthread_mutex_lock(&rules_lock);
+	if (!rules_known || evm != rules_evm || p != rules_policy) {
+		fuse_ino_t *inos;
+		size_t n = ufs_table_unappraise(&inos);
+
+		for (size_t i = 0; i < n && ufs.se; i++)
+			fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);
+		free(inos);
+		rules_known = true;
+		rules_evm = evm;
+		rules_policy = p;
+	}
+	pthread_mutex_unlock(&rules_lock);
 }
 
 /* ---- ending idle writers ----------------------------------------------------------- */
@@ -510,6 +529,7 @@ static void *flusher_main(void *arg)
 	const struct ima_policy *policy = integrity_sys_policy(ufs.sys);
 
 	(void)arg;
+	ufs_shared_rules_check();	/* the rules at the start */
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
 		int64_t now = now_ns(), next = now + RULES_POLL_NS;
@@ -520,7 +540,7 @@ static void *flusher_main(void *arg)
 			evm = integrity_sys_evm_read(ufs.sys);
 			policy = integrity_sys_policy(ufs.sys);
 			pthread_mutex_unlock(&ufs.dirty_lock);
-			rules_changed();
+			ufs_shared_rules_check();
 			pthread_mutex_lock(&ufs.dirty_lock);
 			continue;
 		}

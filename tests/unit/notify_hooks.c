@@ -295,6 +295,38 @@ static void test_invalidate_all(void)
 	ima_policy_free(p);
 }
 
+/* New rules make every cached verdict stale: a file with a hash label
+ * that passed "appraise" is refused once signatures are required. */
+static void test_policy_change(void)
+{
+	struct integrity_cache_stats st;
+	struct ima_policy *weak = load("appraise func=FILE_CHECK\n");
+	struct ima_policy *strict = load("appraise func=FILE_CHECK appraise_type=imasig\n");
+	uint64_t before;
+
+	integrity_sys_set_policy(sys, weak);	/* load() installed each */
+	make_file("tighten", true);
+	CHECK("weak rules: a hashed file opens",
+	      file_check("tighten", &root_cred, MAY_READ, FILE_CHECK, 0, NULL) == 0);
+	integrity_sys_set_policy(sys, strict);
+	audit_count = 0;
+	CHECK("strict rules: the same file, passed before, is refused",
+	      file_check("tighten", &root_cred, MAY_READ, FILE_CHECK, 0, NULL) == -EACCES);
+	CHECK("  audited cause=IMA-signature-required",
+	      audit_count == 1 && strstr(last_audit, "cause=IMA-signature-required"));
+	integrity_cache_stats(integrity_sys_cache(sys), &st);
+	before = st.invalidations;
+	integrity_sys_set_policy(sys, strict);
+	integrity_cache_stats(integrity_sys_cache(sys), &st);
+	CHECK("the same rules set again: nothing made stale", st.invalidations == before);
+	integrity_sys_set_policy(sys, weak);
+	CHECK("weak rules again: it opens",
+	      file_check("tighten", &root_cred, MAY_READ, FILE_CHECK, 0, NULL) == 0);
+	integrity_sys_set_policy(sys, NULL);
+	ima_policy_free(weak);
+	ima_policy_free(strict);
+}
+
 int main(void)
 {
 	struct uevm_config cfg;
@@ -335,6 +367,7 @@ int main(void)
 	test_cacheable();
 	test_post_change();
 	test_invalidate_all();
+	test_policy_change();
 
 	integrity_sys_free(sys);
 	ima_ml_close(ml);
