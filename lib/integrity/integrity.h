@@ -29,6 +29,7 @@ struct integrity_cred {
 	uint32_t auid;		/* audit login uid, (uint32_t)-1 if unset */
 	uint32_t ses;		/* audit session, (uint32_t)-1 if unset */
 	pid_t pid;
+	pid_t tgid;		/* PID's process (thread group); 0 if unknown */
 	uint64_t cap_effective;	/* bit N = capability N (CAP_SYS_ADMIN 21) */
 	char comm[16];
 };

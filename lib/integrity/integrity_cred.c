@@ -109,6 +109,8 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 			cred->cap_effective = cap;
 			*have |= 4;
 		}
+	} else if (!strncmp(line, "Tgid:", 5)) {
+		cred->tgid = (pid_t)strtol(line + 5, NULL, 10);
 	} else if (!strncmp(line, "Name:", 5)) {
 		char *p = line + 5;
 
@@ -119,7 +121,7 @@ static void status_line(char *line, struct integrity_cred *cred, int *have)
 
 /* Parse /proc/PID/status from FD line by line through a fixed buffer; a
  * line longer than the buffer (Groups: of a process in thousands of
- * groups) is skipped whole.  Name comes first, CapEff after Uid and Gid,
+ * groups) is skipped whole.  Name comes first, then Tgid, CapEff after Uid and Gid,
  * NoNewPrivs (Linux 4.10 on) after CapEff: once all are in, the rest is
  * not read. */
 static int read_status(int fd, struct integrity_cred *cred)

@@ -763,6 +763,21 @@ static int commit_policy(struct uevm_securityfs_file *f)
 	return 0;
 }
 
+UEVM_EXPORT int uevm_securityfs_file_flush_by(struct uevm_securityfs_file *f,
+					      pid_t closer_tgid)
+{
+	/* The kernel installs at the last close (ima_release_policy); a
+	 * FUSE close of one descriptor among several cannot tell that, and
+	 * the release comes after close() returned.  So the opener's own
+	 * close installs, and not a child's that inherited the descriptor
+	 * and exited between two writes of its parent ({ cat a; cmd;
+	 * cat b; } > ima/policy): that once installed only what came
+	 * before, a weaker policy.  Unknown on either side: the old way. */
+	if (f->writer && f->cred.tgid > 0 && closer_tgid > 0 && closer_tgid != f->cred.tgid)
+		return 0;
+	return uevm_securityfs_file_flush(f);
+}
+
 UEVM_EXPORT int uevm_securityfs_file_flush(struct uevm_securityfs_file *f)
 {
 	/* Nothing written yet: a close of a dup'ed descriptor before the

@@ -284,11 +284,18 @@ static void sfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* close() reports what the flush returns: the policy is installed here. */
+/* close() reports what the flush returns: the opener's close installs the
+ * policy here. */
 static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct integrity_cred closer;
+	pid_t tgid = 0;
+
 	(void)ino;
-	fuse_reply_err(req, -uevm_securityfs_file_flush(file_of(fi)));
+	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, &closer) == 0)
+		tgid = closer.tgid;
+	fuse_reply_err(req, -uevm_securityfs_file_flush_by(file_of(fi), tgid));
 }
 
 static void sfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

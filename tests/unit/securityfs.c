@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "integrity.h"
 #include "ima.h"
@@ -153,7 +154,12 @@ static void test_policy(struct integrity_sys *sys, const struct ima_policy *init
 	      uevm_securityfs_file_write(f1, "measure func=FILE_CHECK\n", 24, 0) == 24 &&
 	      uevm_securityfs_file_write(f1, "appraise fowner=0\n", 18, 0) == 18);
 	audit[0] = '\0';
-	CHECK("policy: the close installs it", uevm_securityfs_file_flush(f1) == 0);
+	CHECK("policy: another process's close (a child that inherited the fd) installs nothing",
+	      uevm_securityfs_file_flush_by(f1, root.tgid + 1) == 0 &&
+	      integrity_sys_policy(sys) == initial && !audit[0]);
+	CHECK("  the session goes on: a later write is taken",
+	      uevm_securityfs_file_write(f1, "\n", 1, 0) == 1);
+	CHECK("policy: the opener's close installs it", uevm_securityfs_file_flush_by(f1, root.tgid) == 0);
 	uevm_securityfs_file_release(f1);
 	CHECK("  audited op=policy_update cause=completed res=1",
 	      strstr(audit, "op=policy_update cause=completed") && strstr(audit, " res=1"));
@@ -322,6 +328,7 @@ int main(void)
 	root.cap_effective = ~0ULL;
 	root.auid = root.ses = (uint32_t)-1;
 	snprintf(root.comm, sizeof(root.comm), "sfstest");
+	root.tgid = getpid();	/* the opener's process, for closes */
 	user = root;
 	user.uid = user.euid = user.gid = user.egid = 1000;
 	user.cap_effective = 0;
