@@ -434,14 +434,32 @@ UEVM_EXPORT void integrity_stamp_of(const struct stat *st,
 	out->size = (uint64_t)st->st_size;
 }
 
-/* Every entry's results go stale (EVM initialised after files were
+/* New rules (or EVM initialised): the verdicts go, the facts about the
+ * content stay - its digest and the stamp it was taken under, the
+ * writers, how the file came to be.  The next use appraises again, from
+ * the cached digest. */
+static void reset_verdicts(struct integrity_iint_cache *e)
+{
+	e->flags &= IMA_NEW_FILE | EVM_NEW_FILE | IMA_UPDATE_XATTR | IMA_MUST_MEASURE |
+		    IMA_EMITTED_OPENWRITERS | IMA_DIGSIG;
+	e->measured_pcrs = 0;
+	e->evm_status = INTEGRITY_UNKNOWN;
+	for (int i = 0; i < IMA_STATUS_SLOTS; i++)
+		e->ima_status[i] = INTEGRITY_UNKNOWN;
+}
+
+/* Every entry's verdicts go stale (EVM initialised after files were
  * appraised without it, a new policy): each is appraised afresh on its
- * next use.  What the entries know about writers and new files stays.
- * The epoch moves first: an appraisal that began before it (under the
- * old rules) and ends after this walk passed its entry keeps no result
- * (integrity_cache_epoch). */
+ * next use.  The epoch moves first: an appraisal that began before it
+ * (under the old rules) stores no verdict when it ends (ima_file_check
+ * compares integrity_cache_epoch).  An entry busy with an appraisal (its
+ * lock held for a whole hash) is not waited for under the shard's lock,
+ * which every lookup of the shard takes: it is done after the walk. */
 UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 {
+	struct integrity_iint_cache **busy = NULL;
+	size_t nbusy = 0, cap = 0;
+
 	atomic_fetch_add(&c->epoch, 1);
 	for (int i = 0; i < NSHARDS; i++) {
 		struct shard *s = &c->shards[i];
@@ -449,14 +467,37 @@ UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 		pthread_mutex_lock(&s->lock);
 		for (size_t b = 0; b < s->nbuckets; b++)
 			for (struct integrity_iint_cache *e = s->buckets[b]; e; e = e->next) {
-				pthread_mutex_lock(&e->lock);
-				reset_results(e);
-				e->stamp.size = UINT64_MAX;
-				pthread_mutex_unlock(&e->lock);
 				atomic_fetch_add(&c->invalidations, 1);
+				if (pthread_mutex_trylock(&e->lock) == 0) {
+					reset_verdicts(e);
+					pthread_mutex_unlock(&e->lock);
+					continue;
+				}
+				if (nbusy == cap) {
+					size_t ncap = cap ? 2 * cap : 16;
+					void *n = realloc(busy, ncap * sizeof(*busy));
+
+					if (!n) {	/* no memory: wait here */
+						pthread_mutex_lock(&e->lock);
+						reset_verdicts(e);
+						pthread_mutex_unlock(&e->lock);
+						continue;
+					}
+					busy = n;
+					cap = ncap;
+				}
+				atomic_fetch_add(&e->refs, 1);	/* not evicted meanwhile */
+				busy[nbusy++] = e;
 			}
 		pthread_mutex_unlock(&s->lock);
 	}
+	for (size_t i = 0; i < nbusy; i++) {
+		pthread_mutex_lock(&busy[i]->lock);
+		reset_verdicts(busy[i]);
+		pthread_mutex_unlock(&busy[i]->lock);
+		atomic_fetch_sub(&busy[i]->refs, 1);
+	}
+	free(busy);
 }
 
 uint32_t integrity_cache_epoch(struct integrity_cache *c)

@@ -19,6 +19,7 @@
 
 static struct uevm_securityfs *sfs;
 static const struct ima_policy *seen;
+static uint32_t seen_evm;
 /* The control thread and a reload (the main thread) both look. */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -108,6 +109,7 @@ int tree_start(void)
 	int ret;
 
 	seen = integrity_sys_policy(D->sys);
+	seen_evm = integrity_sys_evm_bits(D->sys);
 	if (!*path || !strcmp(path, "none"))
 		return 0;
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -131,19 +133,25 @@ int tree_start(void)
 void tree_check_policy(void)
 {
 	const struct ima_policy *p;
+	uint32_t evm;
+	bool rules;
 
 	pthread_mutex_lock(&seen_lock);
 	p = integrity_sys_policy(D->sys);
-	if (p == seen) {
+	evm = integrity_sys_evm_bits(D->sys);
+	if (p == seen && evm == seen_evm) {
 		pthread_mutex_unlock(&seen_lock);
 		return;
 	}
+	rules = p != seen;
 	seen = p;
-	/* Workers still on the old rules finish, then their marks go. */
+	seen_evm = evm;
+	/* Workers still on the old rules (or EVM bits) finish, then their
+	 * marks go. */
 	uevmd_quiesce();
 	perm_flush_ignore_marks();
 	pthread_mutex_unlock(&seen_lock);
-	if (p != D->policy)
+	if (rules && p != D->policy)
 		ulog(LOG_NOTICE, "policy replaced through the control tree (%zu rules)",
 		     p ? ima_policy_count(p) : 0);
 }

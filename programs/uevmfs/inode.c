@@ -291,12 +291,14 @@ size_t ufs_table_unappraise(fuse_ino_t **out)
 
 	pthread_mutex_lock(&ufs.table_lock);
 	v = malloc((ufs.count + 1) * sizeof(*v));
-	for (size_t b = 0; v && b < ufs.nbuckets; b++)
+	/* Without memory for the list, every read is still checked again;
+	 * the caller, told by *OUT == NULL, retries the cached pages. */
+	for (size_t b = 0; b < ufs.nbuckets; b++)
 		for (struct ufs_inode *in = ufs.buckets[b]; in; in = in->next) {
 			pthread_mutex_lock(&in->lock);
 			in->read_ok = false;
 			pthread_mutex_unlock(&in->lock);
-			if (S_ISREG(in->type) && n < ufs.count)
+			if (v && S_ISREG(in->type) && n < ufs.count)
 				v[n++] = (fuse_ino_t)(uintptr_t)in;
 		}
 	pthread_mutex_unlock(&ufs.table_lock);

@@ -452,8 +452,10 @@ static void tree_changed(const char *what, const char *text, size_t len,
 	}
 	measure_state_locked();
 	pthread_mutex_unlock(&state_lock);
-	/* Before the writer's close returns, not at the flusher's next look. */
-	ufs_shared_rules_check();
+	/* With fastopen the kernel serves what passed from its own cache:
+	 * before the writer's close returns, not at the flusher's next look. */
+	if (ufs.fastopen)
+		ufs_shared_rules_check();
 }
 
 /* The default list file: one per mount point, "/mnt/x" -> "mnt-x.ml". */

@@ -497,10 +497,11 @@ static const struct ima_policy *rules_policy;
  * control tree's hook before the writer's close returns, and by the
  * flusher's look every RULES_POLL_NS for any other change; whichever
  * comes first acts, once. */
-void ufs_shared_rules_check(void)
+bool ufs_shared_rules_check(void)
 {
 	uint32_t evm = integrity_sys_evm_read(ufs.sys);
 	const struct ima_policy *p = integrity_sys_policy(ufs.sys);
+	bool done = true;
 
 	pthread_mutex_lock(&rules_lock);
 	if (!rules_known || evm != rules_evm || p != rules_policy) {
@@ -510,11 +511,15 @@ void ufs_shared_rules_check(void)
 		for (size_t i = 0; i < n && ufs.se; i++)
 			fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);
 		free(inos);
-		rules_known = true;
-		rules_evm = evm;
-		rules_policy = p;
+		done = inos != NULL;
+		if (done) {	/* else the flusher's next look tries again */
+			rules_known = true;
+			rules_evm = evm;
+			rules_policy = p;
+		}
 	}
 	pthread_mutex_unlock(&rules_lock);
+	return done;
 }
 
 /* ---- ending idle writers ----------------------------------------------------------- */
@@ -527,22 +532,23 @@ static void *flusher_main(void *arg)
 	int64_t idle = (int64_t)(ufs.write_idle * 1e9);
 	uint32_t evm = integrity_sys_evm_read(ufs.sys);
 	const struct ima_policy *policy = integrity_sys_policy(ufs.sys);
+	bool retry = !ufs_shared_rules_check();	/* the rules at the start */
 
 	(void)arg;
-	ufs_shared_rules_check();	/* the rules at the start */
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
 		int64_t now = now_ns(), next = now + RULES_POLL_NS;
 		struct ufs_inode *in, *due = NULL;
 
-		if (integrity_sys_evm_read(ufs.sys) != evm ||
+		if (retry || integrity_sys_evm_read(ufs.sys) != evm ||
 		    integrity_sys_policy(ufs.sys) != policy) {
 			evm = integrity_sys_evm_read(ufs.sys);
 			policy = integrity_sys_policy(ufs.sys);
 			pthread_mutex_unlock(&ufs.dirty_lock);
-			ufs_shared_rules_check();
+			retry = !ufs_shared_rules_check();
 			pthread_mutex_lock(&ufs.dirty_lock);
-			continue;
+			if (!retry)
+				continue;
 		}
 
 		if (ufs.inval) {

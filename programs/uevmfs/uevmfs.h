@@ -240,8 +240,10 @@ void ufs_shared_setattr(struct ufs_inode *in);
 int ufs_shared_policy_check(const struct ima_policy *p, char *why, size_t len,
 			    const char **cause);
 /* The same, as the control tree's veto on ima/policy writes. */
-/* New EVM bits or rules since last looked: what passed is checked again. */
-void ufs_shared_rules_check(void);
+/* New EVM bits or rules since last looked: what passed is checked again
+ * and the kernel drops the pages read under the old ones (fastopen).
+ * False when that must be tried again (no memory for the list). */
+bool ufs_shared_rules_check(void);
 int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 			   size_t len, const char **cause);
 void ufs_shared_read(fuse_req_t req, struct ufs_inode *in, size_t size, off_t off);

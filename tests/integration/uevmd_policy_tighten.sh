@@ -12,7 +12,8 @@
 # across ima_update_policy; a userspace daemon has its policy replaced
 # far more often than a kernel does).
 #
-# Checked against the running daemon, with the refusal's audit record:
+# Checked against the running daemon, with the refusal's audit record
+# (and the same for EVM initialised through the tree):
 #  - a policy written to the control tree, then one loaded through the
 #    socket, after the files were read under the weaker rules;
 #  - a load while a worker is still hashing under the old rules: that
@@ -113,4 +114,26 @@ if wait_for "$WAIT_S" "s/big's open to wait for uevmd" big_open; then
 else
 	wait "$cat_pid"
 fi
+stop_uevmd
+
+# ---- EVM initialised through the control tree ----------------------------------------
+# Before EVM is initialised a file is appraised by its content alone, so one
+# whose security.evm is gone passes (and gets an ignore mark); `echo 1 >
+# evm` in the tree must take that pass away at once, as `uevm enable` does.
+"$UEVM" label --hmac-key "raw:$T/key" "$MNT/s/hashed"
+setfattr -x security.evm "$MNT/s/hashed"
+cp "$T/weak" "$T/policy"
+rm -rf "$T/tree"
+write_conf "evm = no" "mode = enforce" "control_tree = $T/tree"
+start_uevmd || { fail "uevmd starts with evm = no"; exit 1; }
+expect_eq "evm = no: s/hashed without security.evm opens (content only)" ok \
+	"$(open_result "$MNT/s/hashed")"
+e0=$(status_field events)
+cat "$MNT/s/hashed" >/dev/null
+expect_eq "  and is cached (its next open is not seen)" "$e0" "$(status_field events)"
+printf 1 >"$T/tree/evm"
+expect_eq "the tree's evm reads 1" 1 "$(cat "$T/tree/evm")"
+expect_eq "  s/hashed, passed before, is refused at once" EPERM "$(open_result "$MNT/s/hashed")"
+check "  audit: op=appraise_data cause=missing-HMAC" \
+	log_has "cause=missing-HMAC .*name=\"$MNT/s/hashed\".* res=0"
 stop_uevmd

@@ -8,8 +8,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "integrity.h"
@@ -327,6 +333,94 @@ static void test_policy_change(void)
 	ima_policy_free(strict);
 }
 
+static atomic_int invalidated, invalidator_tid;
+static struct integrity_cache *lookup_cache;
+
+static void *invalidate_thread(void *arg)
+{
+	atomic_store(&invalidator_tid, (int)syscall(SYS_gettid));
+	integrity_cache_invalidate_all(arg);
+	atomic_store(&invalidated, 1);
+	return NULL;
+}
+
+static void *lookup_thread(void *arg)
+{
+	bool *all = arg;
+
+	for (ino_t i = 2; i <= 4096; i++) {
+		struct integrity_iint_cache *e = integrity_iint_find(lookup_cache, 7, i, 0);
+
+		*all = *all && e;
+		integrity_iint_put(lookup_cache, e);
+	}
+	return NULL;
+}
+
+/* Is thread TID of this process asleep in a futex (a lock it waits for)? */
+static bool in_futex(int tid)
+{
+	char path[64], buf[64];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return sscanf(buf, "%ld", &nr) == 1 && nr == SYS_futex;
+}
+
+/* An entry busy with an appraisal (its lock held for a whole hash) must
+ * not hold up other lookups while the cache is invalidated: before, the
+ * walk waited for it under its shard's lock, so every open of a file in
+ * that shard waited for the hash (a user's big sparse file) too. */
+static void test_invalidate_busy_entry(void)
+{
+	struct integrity_stamp stamp = { 1, 1, 1 };
+	struct integrity_iint_cache *busy;
+	struct timespec ts;
+	pthread_t t, l;
+	bool all = true, looked;
+
+	if (integrity_cache_new(0, &lookup_cache))
+		abort();
+	/* 4096 inodes: the busy one shares its shard (1 of 256) with some. */
+	for (ino_t i = 1; i <= 4096; i++)
+		integrity_iint_put(lookup_cache, integrity_iint_get(lookup_cache, 7, i, 0, &stamp));
+	busy = integrity_iint_get(lookup_cache, 7, 1, 0, &stamp);
+	integrity_iint_lock(busy);
+	if (pthread_create(&t, NULL, invalidate_thread, lookup_cache))
+		abort();
+	/* Until the invalidation waits for the busy entry's lock. */
+	while (!atomic_load(&invalidator_tid) || !in_futex(atomic_load(&invalidator_tid)))
+		sched_yield();
+	if (pthread_create(&l, NULL, lookup_thread, &all))
+		abort();
+	/* 60 s only bounds lookups stuck behind the shard's lock (the old
+	 * code); they take microseconds. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 60;
+	looked = pthread_timedjoin_np(l, NULL, &ts) == 0;
+	CHECK("invalidate_all waiting for an entry busy with an appraisal: every other "
+	      "inode is looked up meanwhile, those of its shard too", looked && all);
+	CHECK("  while the invalidation still waits", !atomic_load(&invalidated));
+	integrity_iint_set_ima_status(busy, FILE_CHECK, INTEGRITY_PASS);
+	integrity_iint_unlock(busy);
+	pthread_join(t, NULL);
+	if (!looked)
+		pthread_join(l, NULL);
+	integrity_iint_lock(busy);
+	CHECK("  then it is made stale too",
+	      integrity_iint_ima_status(busy, FILE_CHECK) == INTEGRITY_UNKNOWN);
+	integrity_iint_unlock(busy);
+	integrity_iint_put(lookup_cache, busy);
+	integrity_cache_free(lookup_cache);
+}
+
 int main(void)
 {
 	struct uevm_config cfg;
@@ -368,6 +462,7 @@ int main(void)
 	test_post_change();
 	test_invalidate_all();
 	test_policy_change();
+	test_invalidate_busy_entry();
 
 	integrity_sys_free(sys);
 	ima_ml_close(ml);
