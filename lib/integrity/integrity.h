@@ -104,8 +104,9 @@ void integrity_cache_stats(struct integrity_cache *c,
 /* Make every entry's results stale (keeps writer counts and new-file
  * flags): e.g. after EVM is initialised at run time. */
 void integrity_cache_invalidate_all(struct integrity_cache *c);
-/* Moves at every integrity_cache_invalidate_all: a result worked out
- * from rules read before it moved is not cached. */
+/* Moves at every integrity_cache_invalidate_all (odd while it walks the
+ * entries, even when done): a result worked out from rules read before
+ * it moved is not cached. */
 uint32_t integrity_cache_epoch(struct integrity_cache *c);
 
 /* Per-entry serialisation: one appraisal of an inode at a time. */

@@ -50,6 +50,7 @@ struct integrity_cache {
 	size_t per_shard;
 	atomic_uint clock;
 	atomic_uint epoch;		/* bumped by integrity_cache_invalidate_all */
+	pthread_mutex_t inval_lock;	/* one invalidation at a time: odd = walking */
 	atomic_ullong lookups, hits, inserts, evictions, invalidations;
 };
 
@@ -72,6 +73,7 @@ UEVM_EXPORT int integrity_cache_new(size_t capacity,
 	if (!capacity)
 		capacity = DEFAULT_CAPACITY;
 	c->per_shard = capacity / NSHARDS ? capacity / NSHARDS : 1;
+	pthread_mutex_init(&c->inval_lock, NULL);
 	for (int i = 0; i < NSHARDS; i++) {
 		struct shard *s = &c->shards[i];
 
@@ -114,6 +116,7 @@ UEVM_EXPORT void integrity_cache_free(struct integrity_cache *c)
 		free(s->buckets);
 		pthread_mutex_destroy(&s->lock);
 	}
+	pthread_mutex_destroy(&c->inval_lock);
 	free(c);
 }
 
@@ -446,13 +449,20 @@ static void reset_verdicts(struct integrity_iint_cache *e)
 	e->evm_status = INTEGRITY_UNKNOWN;
 	for (int i = 0; i < IMA_STATUS_SLOTS; i++)
 		e->ima_status[i] = INTEGRITY_UNKNOWN;
+	/* A writer may hold a shared mapping: stores through it change the
+	 * content and no stamp; the digest is taken again from what the file
+	 * holds now. */
+	if (e->writers)
+		e->digest_algo = -1;
 }
 
 /* Every entry's verdicts go stale (EVM initialised after files were
  * appraised without it, a new policy): each is appraised afresh on its
  * next use.  The epoch moves first: an appraisal that began before it
  * (under the old rules) stores no verdict when it ends (ima_file_check
- * compares integrity_cache_epoch).  An entry busy with an appraisal (its
+ * compares integrity_cache_epoch), and it is odd until the walk is done:
+ * an entry not yet walked still shows its old verdict (uevmd's fastpath
+ * takes back a mark placed meanwhile).  An entry busy with an appraisal (its
  * lock held for a whole hash) is not waited for under the shard's lock,
  * which every lookup of the shard takes: it is done after the walk. */
 UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
@@ -460,6 +470,7 @@ UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 	struct integrity_iint_cache **busy = NULL;
 	size_t nbusy = 0, cap = 0;
 
+	pthread_mutex_lock(&c->inval_lock);
 	atomic_fetch_add(&c->epoch, 1);
 	for (int i = 0; i < NSHARDS; i++) {
 		struct shard *s = &c->shards[i];
@@ -498,6 +509,8 @@ UEVM_EXPORT void integrity_cache_invalidate_all(struct integrity_cache *c)
 		atomic_fetch_sub(&busy[i]->refs, 1);
 	}
 	free(busy);
+	atomic_fetch_add(&c->epoch, 1);	/* even again: walked */
+	pthread_mutex_unlock(&c->inval_lock);
 }
 
 uint32_t integrity_cache_epoch(struct integrity_cache *c)

@@ -772,8 +772,11 @@ UEVM_EXPORT int uevm_securityfs_file_flush_by(struct uevm_securityfs_file *f,
 	 * close installs, and not a child's that inherited the descriptor
 	 * and exited between two writes of its parent ({ cat a; cmd;
 	 * cat b; } > ima/policy): that once installed only what came
-	 * before, a weaker policy.  Unknown on either side: the old way. */
-	if (f->writer && f->cred.tgid > 0 && closer_tgid > 0 && closer_tgid != f->cred.tgid)
+	 * before, a weaker policy.  Nor a close of the opener's while it
+	 * holds another copy (CLOSER_TGID < 0: "echo RULE >&3" in a shell
+	 * closes its dup).  Unknown on either side: the old way. */
+	if (f->writer && (closer_tgid < 0 ||
+			  (f->cred.tgid > 0 && closer_tgid > 0 && closer_tgid != f->cred.tgid)))
 		return 0;
 	return uevm_securityfs_file_flush(f);
 }

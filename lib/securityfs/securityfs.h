@@ -127,7 +127,8 @@ int uevm_securityfs_file_flush(struct uevm_securityfs_file *f);
 /* A close by a thread of process CLOSER_TGID: as above when that is the
  * opener's process (or either is unknown, 0); a copy of the descriptor
  * that another process inherited installs nothing at its close (the
- * opener's close does, or else the release). */
+ * opener's close does, or else the release), nor does one the opener
+ * closes while it holds another (CLOSER_TGID < 0). */
 int uevm_securityfs_file_flush_by(struct uevm_securityfs_file *f, pid_t closer_tgid);
 /* Free; an ima/policy session never flushed is ended as a close would
  * (an empty one is refused and audited, as the kernel does). */

@@ -9,6 +9,7 @@
  */
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <mntent.h>
@@ -60,11 +61,15 @@ static int id_of(fuse_ino_t ino)
 static void req_cred(fuse_req_t req, struct integrity_cred *cred)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	pid_t tgid = 0;
 
-	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, cred) == 0 &&
-	    cred->euid == ctx->uid && cred->egid == ctx->gid)
-		return;
+	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, cred) == 0) {
+		if (cred->euid == ctx->uid && cred->egid == ctx->gid)
+			return;
+		tgid = cred->tgid;	/* the process, for its closes (fsuid) */
+	}
 	memset(cred, 0, sizeof(*cred));
+	cred->tgid = tgid;
 	cred->uid = cred->euid = ctx->uid;
 	cred->gid = cred->egid = ctx->gid;
 	cred->pid = ctx->pid;
@@ -284,8 +289,40 @@ static void sfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_write(req, (size_t)n);
 }
 
-/* close() reports what the flush returns: the opener's close installs the
- * policy here. */
+/* Does process TGID still hold a descriptor of this tree's ima/policy?
+ * The one being closed is out of its table already; another is a copy
+ * (a shell's dup for a builtin's redirect, "echo RULE >&3") whose close
+ * is not the last.  Read as names (readlink makes no request of ours;
+ * a stat through the link would wait for this very thread). */
+static bool holds_policy(const struct sfs_mount *m, pid_t tgid)
+{
+	char dir[64], want[PATH_MAX], got[PATH_MAX];
+	struct dirent *d;
+	bool found = false;
+	DIR *dp;
+	int n;
+
+	n = snprintf(want, sizeof(want), "%s/integrity/ima/policy", m->mountpoint);
+	if (n < 0 || (size_t)n >= sizeof(want))
+		return false;
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)tgid);
+	dp = opendir(dir);
+	if (!dp)
+		return false;	/* exiting: its other copies close too */
+	while (!found && (d = readdir(dp))) {
+		ssize_t len = readlinkat(dirfd(dp), d->d_name, got, sizeof(got) - 1);
+
+		if (len > 0) {
+			got[len] = '\0';
+			found = !strcmp(got, want);
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+/* close() reports what the flush returns: the opener's last close installs
+ * the policy here. */
 static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -295,6 +332,8 @@ static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	(void)ino;
 	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, &closer) == 0)
 		tgid = closer.tgid;
+	if (tgid > 0 && holds_policy(mount_of(req), tgid))
+		tgid = -1;	/* not its last descriptor */
 	fuse_reply_err(req, -uevm_securityfs_file_flush_by(file_of(fi), tgid));
 }
 

@@ -103,8 +103,9 @@ static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
 	unsigned int flags;
 	struct stat after;
 	/* Before the verdict is read: new rules or EVM bits installed from
-	 * here on (which drop every mark, perhaps before ours is placed)
-	 * take our mark away again, below. */
+	 * here on (which drop every mark, perhaps before ours is placed), or
+	 * a walk still making verdicts stale (odd), take our mark away again,
+	 * below. */
 	uint32_t verdicts = integrity_cache_epoch(integrity_sys_cache(D->sys));
 
 	if (!only_root_writes(ev->file) || !integrity_file_cacheable(D->sys, ev, funcs))
@@ -130,7 +131,7 @@ static void fastpath(const struct integrity_event *ev, enum ima_hooks func,
 	}
 	atomic_fetch_add(&D->st.marks_added, 1);
 	if (fstat(fd, &after) < 0 || !same_stamp(before, &after) ||
-	    integrity_cache_epoch(integrity_sys_cache(D->sys)) != verdicts)
+	    (verdicts & 1) || integrity_cache_epoch(integrity_sys_cache(D->sys)) != verdicts)
 		perm_forget_inode(fd);
 }
 

@@ -421,6 +421,43 @@ static void test_invalidate_busy_entry(void)
 	integrity_cache_free(lookup_cache);
 }
 
+/* New rules keep a file's digest (nothing is hashed again), but not while
+ * it has writers: a store through a shared mapping changes the content
+ * and no stamp. */
+static void test_invalidate_keeps_digest(void)
+{
+	struct integrity_cache *c;
+	struct integrity_stamp stamp = { 1, 1, 1 };
+	struct integrity_iint_cache *idle, *written;
+	uint8_t d[UEVM_MAX_DIGEST_SIZE] = { 1, 2, 3 };
+	int algo;
+
+	if (integrity_cache_new(0, &c))
+		abort();
+	idle = integrity_iint_get(c, 9, 1, 0, &stamp);
+	written = integrity_iint_get(c, 9, 2, 0, &stamp);
+	integrity_iint_lock(idle);
+	integrity_iint_set_digest(idle, UEVM_HASH_SHA256, d);
+	integrity_iint_unlock(idle);
+	integrity_iint_lock(written);
+	integrity_iint_set_digest(written, UEVM_HASH_SHA256, d);
+	integrity_iint_add_writer(written, 1);
+	integrity_iint_unlock(written);
+	integrity_cache_invalidate_all(c);
+	integrity_iint_lock(idle);
+	CHECK("invalidate_all keeps the digest of a file without writers",
+	      integrity_iint_digest(idle, d, &algo) == 0 && algo == UEVM_HASH_SHA256);
+	integrity_iint_unlock(idle);
+	integrity_iint_lock(written);
+	CHECK("  and drops that of a file open for writing",
+	      integrity_iint_digest(written, d, &algo) < 0 || algo < 0);
+	integrity_iint_add_writer(written, -1);
+	integrity_iint_unlock(written);
+	integrity_iint_put(c, idle);
+	integrity_iint_put(c, written);
+	integrity_cache_free(c);
+}
+
 int main(void)
 {
 	struct uevm_config cfg;
@@ -463,6 +500,7 @@ int main(void)
 	test_invalidate_all();
 	test_policy_change();
 	test_invalidate_busy_entry();
+	test_invalidate_keeps_digest();
 
 	integrity_sys_free(sys);
 	ima_ml_close(ml);
