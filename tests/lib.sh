@@ -130,3 +130,13 @@ evmctl_hmac_key() {
 		make_key "$EVMKEY"
 	fi
 }
+
+# tree_write FILE: stdin written to FILE through one descriptor, in one
+# write(2) and one close (a control tree's ima/policy is one write session,
+# installed at that close).
+tree_write() {
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+os.write(fd, sys.stdin.buffer.read())
+os.close(fd)' "$1"
+}

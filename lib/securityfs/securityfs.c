@@ -763,6 +763,11 @@ static int commit_policy(struct uevm_securityfs_file *f)
 	return 0;
 }
 
+UEVM_EXPORT bool uevm_securityfs_file_writes_policy(const struct uevm_securityfs_file *f)
+{
+	return f->writer && !f->flushed;
+}
+
 UEVM_EXPORT int uevm_securityfs_file_flush_by(struct uevm_securityfs_file *f,
 					      pid_t closer_tgid)
 {

@@ -130,6 +130,9 @@ int uevm_securityfs_file_flush(struct uevm_securityfs_file *f);
  * opener's close does, or else the release), nor does one the opener
  * closes while it holds another (CLOSER_TGID < 0). */
 int uevm_securityfs_file_flush_by(struct uevm_securityfs_file *f, pid_t closer_tgid);
+/* Is F an ima/policy write session not yet ended?  (Only its closes need
+ * to know who closes.) */
+bool uevm_securityfs_file_writes_policy(const struct uevm_securityfs_file *f);
 /* Free; an ima/policy session never flushed is ended as a close would
  * (an empty one is refused and audited, as the kernel does). */
 void uevm_securityfs_file_release(struct uevm_securityfs_file *f);

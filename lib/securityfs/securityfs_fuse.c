@@ -330,7 +330,10 @@ static void sfs_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	pid_t tgid = 0;
 
 	(void)ino;
-	if (ctx->pid > 0 && integrity_cred_from_pid(ctx->pid, &closer) == 0)
+	/* Readers of the lists close often (a verifier polling them): only
+	 * a policy writer's close asks /proc who closes. */
+	if (uevm_securityfs_file_writes_policy(file_of(fi)) && ctx->pid > 0 &&
+	    integrity_cred_from_pid(ctx->pid, &closer) == 0)
 		tgid = closer.tgid;
 	if (tgid > 0 && holds_policy(mount_of(req), tgid))
 		tgid = -1;	/* not its last descriptor */

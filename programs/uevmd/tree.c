@@ -19,7 +19,7 @@
 
 static struct uevm_securityfs *sfs;
 static const struct ima_policy *seen;
-static uint32_t seen_evm;
+static uint32_t seen_epoch;	/* the cache's: moves when verdicts go stale */
 /* The control thread and a reload (the main thread) both look. */
 static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -109,7 +109,7 @@ int tree_start(void)
 	int ret;
 
 	seen = integrity_sys_policy(D->sys);
-	seen_evm = integrity_sys_evm_bits(D->sys);
+	seen_epoch = integrity_cache_epoch(integrity_sys_cache(D->sys));
 	if (!*path || !strcmp(path, "none"))
 		return 0;
 	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -133,21 +133,21 @@ int tree_start(void)
 void tree_check_policy(void)
 {
 	const struct ima_policy *p;
-	uint32_t evm;
+	uint32_t epoch;
 	bool rules;
 
 	pthread_mutex_lock(&seen_lock);
 	p = integrity_sys_policy(D->sys);
-	evm = integrity_sys_evm_bits(D->sys);
-	if (p == seen && evm == seen_evm) {
+	epoch = integrity_cache_epoch(integrity_sys_cache(D->sys));
+	if (p == seen && epoch == seen_epoch) {
 		pthread_mutex_unlock(&seen_lock);
 		return;
 	}
 	rules = p != seen;
 	seen = p;
-	seen_evm = evm;
-	/* Workers still on the old rules (or EVM bits) finish, then their
-	 * marks go. */
+	seen_epoch = epoch;
+	/* Workers still on the old rules (or EVM bits: the epoch moved)
+	 * finish, then their marks go. */
 	uevmd_quiesce();
 	perm_flush_ignore_marks();
 	pthread_mutex_unlock(&seen_lock);

@@ -485,11 +485,26 @@ int ufs_shared_policy_gate(const struct ima_policy *p, void *arg, char *why,
 
 /* ---- when the rules change --------------------------------------------------------- */
 
-/* The EVM bits and rules last acted on. */
+/* The cache epoch last acted on: it moves whenever the library makes its
+ * verdicts stale (new rules, EVM initialised). */
 static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool rules_known;	/* false: everything counts as changed */
-static uint32_t rules_evm;
-static const struct ima_policy *rules_policy;
+static uint32_t rules_epoch;
+
+static uint32_t verdicts_epoch(void)
+{
+	return integrity_cache_epoch(integrity_sys_cache(ufs.sys));
+}
+
+static bool rules_stale(void)
+{
+	bool stale;
+
+	pthread_mutex_lock(&rules_lock);
+	stale = !rules_known || verdicts_epoch() != rules_epoch;
+	pthread_mutex_unlock(&rules_lock);
+	return stale;
+}
 
 /* EVM initialised (echo 1 > evm) or a policy loaded: the reads that passed
  * under the old rules are checked again, and since the kernel serves
@@ -499,12 +514,11 @@ static const struct ima_policy *rules_policy;
  * comes first acts, once. */
 bool ufs_shared_rules_check(void)
 {
-	uint32_t evm = integrity_sys_evm_read(ufs.sys);
-	const struct ima_policy *p = integrity_sys_policy(ufs.sys);
+	uint32_t epoch = verdicts_epoch();
 	bool done = true;
 
 	pthread_mutex_lock(&rules_lock);
-	if (!rules_known || evm != rules_evm || p != rules_policy) {
+	if (!rules_known || epoch != rules_epoch) {
 		fuse_ino_t *inos;
 		size_t n = ufs_table_unappraise(&inos);
 
@@ -514,8 +528,7 @@ bool ufs_shared_rules_check(void)
 		done = inos != NULL;
 		if (done) {	/* else the flusher's next look tries again */
 			rules_known = true;
-			rules_evm = evm;
-			rules_policy = p;
+			rules_epoch = epoch;
 		}
 	}
 	pthread_mutex_unlock(&rules_lock);
@@ -530,25 +543,22 @@ bool ufs_shared_rules_check(void)
 static void *flusher_main(void *arg)
 {
 	int64_t idle = (int64_t)(ufs.write_idle * 1e9);
-	uint32_t evm = integrity_sys_evm_read(ufs.sys);
-	const struct ima_policy *policy = integrity_sys_policy(ufs.sys);
-	bool retry = !ufs_shared_rules_check();	/* the rules at the start */
 
 	(void)arg;
+	ufs_shared_rules_check();	/* the rules at the start */
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
 		int64_t now = now_ns(), next = now + RULES_POLL_NS;
 		struct ufs_inode *in, *due = NULL;
 
-		if (retry || integrity_sys_evm_read(ufs.sys) != evm ||
-		    integrity_sys_policy(ufs.sys) != policy) {
-			evm = integrity_sys_evm_read(ufs.sys);
-			policy = integrity_sys_policy(ufs.sys);
+		if (rules_stale()) {
+			bool done;
+
 			pthread_mutex_unlock(&ufs.dirty_lock);
-			retry = !ufs_shared_rules_check();
+			done = ufs_shared_rules_check();
 			pthread_mutex_lock(&ufs.dirty_lock);
-			if (!retry)
-				continue;
+			if (done)
+				continue;	/* else waits, then tries again */
 		}
 
 		if (ufs.inval) {

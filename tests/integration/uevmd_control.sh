@@ -131,14 +131,8 @@ expect_eq "a passed file has an ignore mark (not seen)" "$e0" "$(status_field ev
 # One open, one write, one close (python): the tree installs a policy at
 # the first close of its writer, and shells and dd close a dup2 copy first
 # (reported to the control tree's module).
-write_once() {	# file: stdin written with a single descriptor
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, sys.stdin.buffer.read())
-os.close(fd)' "$1"
-}
 printf 'appraise func=FILE_CHECK\nmeasure func=FILE_CHECK mask=MAY_READ pcr=11\n' >"$T/p_tree"
-write_once "$T/tree/ima/policy" <"$T/p_tree"
+tree_write "$T/tree/ima/policy" <"$T/p_tree"
 expect_eq "a policy written to the tree's ima/policy loads" 0 $?
 tree_policy() { "$UEVM" status --socket "$SOCK" | grep -q "policy: control tree (2 rules)"; }
 wait_quiet "$WAIT_S" tree_policy
@@ -148,7 +142,7 @@ check "  its ignore marks were dropped (the file is seen again)" \
 	test "$(status_field events)" -gt "$e0"
 expect_match "  the new rules measure into PCR 11" "^11 .* $MNT/c/good\$" \
 	"$("$UEVM" measurements daemon --socket "$SOCK")"
-expect_rc "the tree's policy is written once" 1 write_once "$T/tree/ima/policy" <"$T/p_tree"
+expect_rc "the tree's policy is written once" 1 tree_write "$T/tree/ima/policy" <"$T/p_tree"
 stop_uevmd
 check "the tree is unmounted when uevmd stops" eval "! mountpoint -q '$T/tree'"
 

@@ -72,10 +72,7 @@ exec 8>"$T/hold"
 accepted() { [ "$(sockets)" -gt "$s0" ]; }
 check "a client holds uevmd's control thread (its connection was accepted)" \
 	wait_for "$WAIT_S" "the control thread to accept the client" accepted
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, open(sys.argv[2], "rb").read())
-os.close(fd)' "$T/tree/ima/policy" "$T/strict"
+tree_write "$T/tree/ima/policy" <"$T/strict"
 expect_match "the tree's rules apply" "^appraise func=FILE_CHECK appraise_type=imasig" \
 	"$(cat "$T/tree/ima/policy")"
 # The ignore marks placed under the old rules went before the writer's

@@ -49,12 +49,6 @@ want_state() {	# POLICY-FILE MODE KEY-FILE [EVM [OVERRIDE...]]
 	for o in "$@"; do printf ' override="%s"' "$o"; done
 	printf ' filesystem="%s" fsid=%016x\n' "$MNT" "0x$(stat -f -c %i "$MNT")"
 }
-tree_write() {	# FILE: stdin written through one descriptor, one write
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, sys.stdin.buffer.read())
-os.close(fd)' "$1"
-}
 restart_fresh() {	# a new list, as at boot with a TPM
 	stop_uevmd
 	rm -f "$L" "$L.mac"

@@ -39,10 +39,7 @@ for mode in nofastopen fastopen; do
 		exit 1
 	expect_eq "$mode, weak rules: hashed reads" ok "$(read_result "$M/hashed")"
 	expect_eq "  and again (cached)" ok "$(read_result "$M/hashed")"
-	python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, open(sys.argv[2], "rb").read())
-os.close(fd)' "$C/ima/policy" "$T/strict"
+	tree_write "$C/ima/policy" <"$T/strict"
 	expect_match "$mode: the tree loaded the strict rules" "appraise_type=imasig" \
 		"$(cat "$C/ima/policy")"
 	expect_eq "$mode, strict rules: hashed, read before, is refused" EACCES \

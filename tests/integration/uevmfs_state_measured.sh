@@ -98,10 +98,7 @@ echo 1 >"$T/sec/evm"
 expect_eq "echo 1 > evm: a second entry with EVM as now applied" \
 	"$(want_state "$S" "$P" enforce 0x80000001 "$T/key")" "$(state_entries | tail -n 1)"
 printf '%s\n' "appraise func=FILE_CHECK" "measure func=CRITICAL_DATA label=uevmfs" >"$T/treepolicy"
-python3 -c 'import os, sys
-fd = os.open(sys.argv[1], os.O_WRONLY)
-os.write(fd, sys.stdin.buffer.read())
-os.close(fd)' "$T/sec/ima/policy" <"$T/treepolicy"
+tree_write "$T/sec/ima/policy" <"$T/treepolicy"
 expect_eq "a policy written to the tree: a third entry naming the tree and what was written" \
 	"$(FROM_TREE=1 want_state "$S" "$T/treepolicy" enforce 0x80000001 "$T/key")" \
 	"$(state_entries | tail -n 1)"
