@@ -73,7 +73,7 @@ int cmd_clear(const struct command *cmd, int argc, char **argv)
 	report_init(&s.report, "clear", report_format_of(o.json, o.ndjson),
 		    report_level_of(&o), (const char *const *)argv + optind,
 		    (size_t)(argc - optind), report_status_text, NULL);
-	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
+	walk_tree((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, clear_one, &s);
 	{
 		const struct report_count counts[] = {

@@ -115,7 +115,7 @@ int cmd_ima_hash(const struct command *cmd, int argc, char **argv)
 	o.walk.refuse_dir_roots = false;
 	o.walk.no_dereference = true;
 	o.walk.allow_leading_links = true;
-	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
+	walk_tree((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, print_ima, &s);
 	uevm_ctx_free(ctx);
 	{

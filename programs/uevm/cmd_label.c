@@ -198,7 +198,7 @@ int cmd_label(const struct command *cmd, int argc, char **argv)
 		    report_level_of(&o), (const char *const *)argv + optind,
 		    (size_t)(argc - optind), report_status_text, NULL);
 	progress_start(&s.progress, "labelling");
-	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
+	walk_tree((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, label_one, &s);
 	progress_stop(&s.progress);
 	/* A manifest of a tree not wholly labelled would vouch for it. */

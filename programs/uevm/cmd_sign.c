@@ -243,7 +243,7 @@ int cmd_sign(const struct command *cmd, int argc, char **argv)
 		    report_level_of(&o), (const char *const *)argv + optind,
 		    (size_t)(argc - optind), report_status_text, NULL);
 	progress_start(&s.progress, "signing");
-	uevm_walk((const char *const *)argv + optind, (size_t)(argc - optind),
+	walk_tree((const char *const *)argv + optind, (size_t)(argc - optind),
 		  &o.walk, sign_one, &s);
 	progress_stop(&s.progress);
 	{

@@ -537,7 +537,7 @@ int cmd_verify(const struct command *cmd, int argc, char **argv)
 	report_init(&s.report, "verify", report_format_of(o.json, o.ndjson),
 		    report_level_of(&o), s.roots, s.nroots, verify_text, &s);
 	progress_start(&s.progress, "verifying");
-	uevm_walk(s.roots, s.nroots, &o.walk, verify_one, &s);
+	walk_tree(s.roots, s.nroots, &o.walk, verify_one, &s);
 	progress_stop(&s.progress);
 	if (s.mf)
 		report_deleted(&s);

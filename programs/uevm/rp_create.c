@@ -857,7 +857,7 @@ int rp_create(const char *name, int argc, char **argv)
 	o.walk.recursive = true;
 	o.walk.refuse_dir_roots = false;
 	if (c.nroots)
-		uevm_walk((const char *const *)c.roots, c.nroots, &o.walk, walk_fn, &c);
+		walk_tree((const char *const *)c.roots, c.nroots, &o.walk, walk_fn, &c);
 	if (c.verbose)
 		fprintf(stderr, "%s: %lu files: %lu digests, %lu covered by "
 			"verification-keys, %lu excluded; %lu errors\n", prog_name,

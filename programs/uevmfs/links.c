@@ -4,13 +4,15 @@
  * link's target in the caller's view, not in SOURCE: a link planted in
  * SOURCE that names SOURCE itself (absolutely, by climbing out of the
  * mount with "..", or through a /proc magic link) would open the unchecked
- * tree directly.  When SOURCE is still reachable (mounted elsewhere than
- * over SOURCE), READLINK refuses such targets.
+ * tree directly.  READLINK refuses such targets.  Mounted over SOURCE
+ * (the default), no name leads to SOURCE any more, but a magic link still
+ * does: uevmfs's own /proc/PID/fd/N is SOURCE beneath the mount (an attack
+ * review ran an unlabelled program that way), so those are refused there
+ * too.
  *
  * The check is lexical, from the link's place under MOUNTPOINT: it cannot
  * see intermediate symlinks outside the mount, nor a caller that reaches
- * the mount through a bind mount or another mount namespace.  Mounting over
- * SOURCE (the default) leaves no path to SOURCE in the first place.
+ * the mount through a bind mount or another mount namespace.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -100,7 +102,8 @@ static bool proc_jump(const char *path)
 }
 
 /* Where TARGET of the link named NAME (under MOUNTPOINT) leads, lexically:
- * the cause of a refusal, or NULL. */
+ * the cause of a refusal, or NULL.  Over SOURCE, SOURCE's names are the
+ * mount's. */
 static const char *target_cause(const char *name, const char *target)
 {
 	char *path, *slash;
@@ -123,7 +126,7 @@ static const char *target_cause(const char *name, const char *target)
 		strcat(path, target);
 	}
 	normalise(path);
-	if (path_under(path, ufs.source))
+	if (!ufs.over_source && path_under(path, ufs.source))
 		cause = "target-in-source";
 	else if (proc_jump(path))
 		cause = "target-through-proc";
@@ -139,8 +142,10 @@ int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target)
 	const char *cause;
 	int err;
 
-	/* Over SOURCE: every path to SOURCE goes through this mount. */
-	if (ufs.over_source || mode == INTEGRITY_MODE_OFF)
+	/* Over SOURCE only a magic link leads around the mount, and a
+	 * target that reaches /proc names it (uevmfs is never under /proc):
+	 * the rest is answered without a look at the caller. */
+	if (mode == INTEGRITY_MODE_OFF || (ufs.over_source && !strstr(target, "proc")))
 		return 0;
 	ufs_req_cred(req, &cred);
 	err = ufs_hook_begin(in, -1, &cred, &h);

@@ -10,6 +10,12 @@
 #    is appraised and refused (missing-hash), audited by its name;
 #  - mounted elsewhere: READLINK of a link whose target lands in SOURCE is
 #    refused with EACCES and audited (op=follow_link cause=target-in-source);
+#  - over SOURCE, a link through uevmfs's own /proc/PID/fd/N (SOURCE
+#    beneath the mount), planted once the pid is known (through a bind
+#    mount of SOURCE made before, standing in for the offline write), is
+#    refused at READLINK and audited (cause=target-through-proc), whether
+#    absolute or climbing to /proc with ../ (an attack review ran the
+#    payload that way);
 #  - the payload by its own name is refused as before, links that stay in
 #    the tree work, and `uevm verify` warns about links that leave the tree.
 source "$(dirname "$0")/../lib.sh"
@@ -96,6 +102,9 @@ ufs_umount "$M"
 
 # ---- over SOURCE itself: SOURCE is not reachable, links resolve through uevmfs ------------
 : >"$T/audit.log"
+mkdir -p "$T/raw"
+mount --bind "$S" "$T/raw" || fail "a bind mount of SOURCE"
+on_exit "umount '$T/raw' 2>/dev/null"
 ufs_mount "$S" "$S" "$OPTS" || exit 1
 check "over SOURCE: mounted on SOURCE itself" ufs_mounted "$S" fuse.uevmfs
 for p in prog prog2 prog3; do
@@ -107,6 +116,25 @@ expect_match "over SOURCE: the payload was appraised through the mount (audited 
 	"op=appraise_data" "$(ufs_records missing-hash "$S/other/payload")"
 expect_eq "over SOURCE: links are plain (readlink works)" "$S/other/payload" "$(readlink "$S/bin/prog")"
 expect_eq "over SOURCE: a good program still runs" "good" "$("$S/bin/inside")"
+# uevmfs's own descriptors of SOURCE, which lead beneath the mount.
+fdn=
+for l in /proc/"$UFS_PID"/fd/*; do
+	[ "$(readlink "$l")" = "$S" ] && { fdn=${l##*/}; break; }
+done
+check "over SOURCE: uevmfs holds a descriptor of SOURCE (fd $fdn)" test -n "$fdn"
+up=$(realpath --relative-to="$S/bin" /)
+ln -s "/proc/$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog4"
+ln -s "$up/proc/$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog5"
+for p in prog4 prog5; do
+	out=$("$S/bin/$p" 2>&1)
+	expect_match "over SOURCE: exec of the $p link through uevmfs's fd is refused" \
+		"Permission denied" "$out"
+	expect_eq "over SOURCE: the payload did not run through $p" "" "$(grep PAYLOAD <<<"$out")"
+	expect_match "over SOURCE: audit record for $p (op=follow_link cause=target-through-proc)" \
+		"op=follow_link cause=target-through-proc" "$(ufs_records target-through-proc "$S/bin/$p")"
+done
+expect_eq "over SOURCE: links without /proc are not looked at, still plain" \
+	"../other/good" "$(readlink "$S/bin/inside")"
 fusermount3 -u "$S"
 wait "$UFS_PID"
 expect_eq "over SOURCE: uevmfs exits 0 after the unmount" 0 $?

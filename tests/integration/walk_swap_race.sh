@@ -8,7 +8,10 @@
 # swapped-in device node or FIFO is never opened, whoever owns the
 # directory (fanotify counts the opens of its inode).  On a nodev mount the
 # FIFO is opened (O_NONBLOCK: at once) but the device is not (the kernel
-# refuses it).  In every case: no hang, the object there now is
+# refuses it).  A recursive walk by root runs in a mount namespace of its
+# own where every mount is nodev (walk_nodev_namespace); the other way is
+# taken where that namespace is not made, here where /dev is no mount of
+# its own (a container's), by a wrapper.  In every case: no hang, the object there now is
 # handled and reported as what it is (no security.ima on it), the file it
 # replaced is not labelled, the rest of the directory is, and the exit
 # status is that of a tree holding such an object from the start (0).
@@ -20,6 +23,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 KEY=$T/key
 make_key "$KEY"
+
+# "${NO_DEV_MOUNT[@]}" CMD...: CMD in a mount namespace where /dev is no
+# mount of its own, so that uevm makes no nodev namespace (privs.c) and
+# takes the O_PATH way off nodev mounts, as without CAP_SYS_ADMIN.
+NO_DEV_MOUNT=(unshare -m --propagation private sh -c 'umount -l /dev && exec "$@"' sh)
 
 # nodev_dir DIR: DIR made a nodev bind mount of DIR.src (where the same
 # inodes can still be opened as devices), unmounted at exit.
@@ -52,7 +60,7 @@ race() {
 	local control=()
 	[ -n "${NODEV:-}" ] && control=("$T/$c.src/d/f2")
 	out=$(python3 "$TESTS_DIR/swap_race.py" "$T/$c/sum" "$D" f2 "$T/$c/spare/x" \
-		"${control[@]}" -- \
+		"${control[@]}" -- "${WRAP[@]}" \
 		"$UEVM" "$cmd" -r -v -j1 --hmac-key "raw:$KEY" "$D" 2>&1)
 	sum=$(cat "$T/$c/sum" 2>/dev/null)
 }
@@ -83,6 +91,7 @@ common() {
 }
 
 # ---- not nodev: never opened, whoever owns the directory -------------------
+WRAP=("${NO_DEV_MOUNT[@]}")
 for dir in "755 root closed" "1777 root sticky" "775 root:nogroup groupw" \
 	   "755 nobody other-user"; do
 	set -- $dir
@@ -97,6 +106,21 @@ for dir in "755 root closed" "1777 root sticky" "775 root:nogroup groupw" \
 done
 
 # ---- a nodev mount: the direct open, whoever can write the directory -------
+# First a mount that is nodev in uevm's namespace only (root's default),
+# then one nodev for everyone.
+WRAP=()
+for cmd in label verify; do
+	c=ns-fifo-$cmd
+	race "$c" 1777 root fifo $cmd
+	common "$c" fifo $cmd
+	expect_match "$c: the entry listed as regular was opened directly" "opens=[1-9]" "$sum"
+	c=ns-dev-$cmd
+	race "$c" 1777 root dev $cmd
+	common "$c" dev $cmd
+	expect_match "$c: the device is not opened (nodev in uevm's namespace)" "opens=0" "$sum"
+	check "$c: the mount still allows devices outside it" \
+		bash -c ': <"$1"' _ "$D/f2"
+done
 NODEV=1
 for cmd in label verify; do
 	c=nodev-fifo-$cmd
@@ -121,7 +145,7 @@ echo nodev >"$T/noproc/nd/g"
 # thread's /proc/PID/task/PID/fd, which /proc/thread-self/fd names (exec
 # keeps the PID; the rest of /proc stays, which sanitizer builds need).
 out=$(unshare -m --propagation private \
-	sh -c 'mount -t tmpfs none "/proc/$$/fd" &&
+	sh -c 'umount -l /dev && mount -t tmpfs none "/proc/$$/fd" &&
 		mount -t tmpfs none "/proc/$$/task/$$/fd" && exec "$@"' sh \
 	"$UEVM" label -r --hmac-key "raw:$KEY" "$T/noproc/plain" "$T/noproc/nd" 2>&1)
 expect_eq "noproc: label exits 2 (a file it could not open)" 2 $?
@@ -156,7 +180,7 @@ ln -s "$M/nodev/R" "$M/eve/link"
 ln -s "$M/dev/R" "$M/eve/link.new"
 SWAP_FIRST="$M/eve/link.new $M/eve/link" \
 	python3 "$TESTS_DIR/swap_race.py" "$M/sum" "$R" victim "$M/dev/spare" -- \
-	"$UEVM" label -r -j1 --hmac-key "raw:$KEY" "$M/eve/link" >"$M/out" 2>&1
+	"${NO_DEV_MOUNT[@]}" "$UEVM" label -r -j1 --hmac-key "raw:$KEY" "$M/eve/link" >"$M/out" 2>&1
 sum=$(cat "$M/sum" 2>/dev/null)
 expect_match "symlink: the swap happened between readdir and open" "swapped=1" "$sum"
 expect_eq "symlink: the PATH now leads to the mount that allows devices" \
