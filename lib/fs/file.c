@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include "lib_private.h"
 
 #ifndef FS_IOC_GETFSUUID
@@ -93,24 +95,40 @@ int file_openat_via(struct uevm_file *f, int dirfd, const char *name,
 				display_path ? display_path : name, procfd);
 }
 
+/* openat() of NAME in DIRFD that stays on DIRFD's mount: a mount over
+ * NAME (a device node bind-mounted over a file) fails EXDEV. */
+static int openat_same_mount(int dirfd, const char *name, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+}
+
 /*
  * NAME, which its directory listed as a regular file, opened for reading
  * at once (the walk decides when that is safe: walk.c, open_item).  What
  * is there now may be another object: O_NOFOLLOW fails on a symlink,
  * O_NONBLOCK keeps a FIFO from waiting for a writer, a socket fails
- * ENXIO, O_NOCTTY keeps a terminal from becoming ours.  0 with F open, or
- * 1 when it is not a regular file now or the open failed: F is left
- * unset and the caller takes the O_PATH way, which handles (and words the
- * errors for) every kind of object.
+ * ENXIO, O_NOCTTY keeps a terminal from becoming ours.  The directory's
+ * mount is nodev, but a mount over NAME has its own flags (a device
+ * bind-mounted over a file, in a container's /dev, or by the host in the
+ * middle of a walk): the open does not cross into it.  0 with F open, or
+ * 1 when it is not a regular file now or the open failed (EXDEV, ENOSYS
+ * before Linux 5.6 included): F is left unset and the caller takes the
+ * O_PATH way, which handles (and words the errors for) every kind of
+ * object.
  */
 int file_open_listed_regular(struct uevm_file *f, int dirfd, const char *name,
 			     const char *display_path)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	int fd = openat(dirfd, name, flags | O_NOATIME);
+	int fd = openat_same_mount(dirfd, name, flags | O_NOATIME);
 
 	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
-		fd = openat(dirfd, name, flags);
+		fd = openat_same_mount(dirfd, name, flags);
 	if (fd < 0)
 		return 1;
 	if (fstat(fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {

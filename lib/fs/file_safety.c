@@ -162,10 +162,10 @@ static int check_dir(const struct fcheck *c, const char *dir,
 }
 
 /* The user_id= a FUSE mount was made for, from the super options of
- * mount MNT_ID in /proc/self/mountinfo; -1 when it cannot be found. */
+ * mount MNT_ID in this thread's mountinfo; -1 when it cannot be found. */
 static long fuse_mount_owner(uint64_t mnt_id)
 {
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	FILE *fp = fopen("/proc/thread-self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
 	long owner = -1;

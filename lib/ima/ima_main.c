@@ -49,7 +49,8 @@ static bool mountinfo_type(const char *path, uint64_t mnt, dev_t dev, char *out,
 /* The filesystem type name of F's mount, as the kernel's sb->s_type->name:
  * found by F's mount ID (statx), not by its st_dev (a btrfs subvolume's
  * files carry a device number of their own), in the mountinfo of the
- * opener PID (its mount namespace may not be ours), then in ours; by
+ * opener PID (its mount namespace may not be ours), then in this
+ * thread's (a walk's may be a copy of the process's: uevm's walk_tree); by
  * st_dev only when neither has the ID.  Cached by mount ID and device
  * together (mount IDs are system-wide; one reused later by another mount
  * has another device, mostly). */
@@ -76,8 +77,8 @@ static void fsname_of(const struct uevm_file *f, pid_t pid, char *out, size_t le
 		}
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
 	if (!(mnt && pid > 0 && mountinfo_type(path, mnt, dev, out, len)) &&
-	    !(mnt && mountinfo_type("/proc/self/mountinfo", mnt, dev, out, len)))
-		mountinfo_type("/proc/self/mountinfo", 0, dev, out, len);
+	    !(mnt && mountinfo_type("/proc/thread-self/mountinfo", mnt, dev, out, len)))
+		mountinfo_type("/proc/thread-self/mountinfo", 0, dev, out, len);
 	if (out[0]) {
 		unsigned int k = used < 32 ? used++ : next++ % 32;
 

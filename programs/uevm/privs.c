@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Privileges a command needs, checked once before it walks a tree. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,24 +63,32 @@ static bool mount_root(const char *path)
  * an open of a device node can act (a watchdog starts); on a nodev mount
  * the kernel refuses that open before any driver sees it.
  *
- * So a recursive walk by a process that may (CAP_SYS_ADMIN) first moves
- * into a mount namespace of its own in which every mount is nodev: the
- * same files under the same names, and no device reachable through them.
- * Nothing is mounted or unmounted, and other processes see no change.
- * /dev keeps its devices (a TPM, a token reader); the walk takes the
- * O_PATH way there.  Where any step fails, the walk runs as before.
+ * So a recursive walk by a process that may (CAP_SYS_ADMIN) runs in a
+ * thread that first moves into a mount namespace of its own in which
+ * every mount is nodev: the same files under the same names, and no
+ * device reachable through them.  Nothing is mounted or unmounted; other
+ * processes, and this one's other threads (which open what comes after
+ * the walk: an output file may be a device), keep their view.  /dev keeps
+ * its devices (a TPM, a token reader); the walk takes the O_PATH way
+ * there.  Where any step fails, the walk runs as before.  (unshare of a
+ * mount namespace, unlike a user namespace's, is a thread's own: it
+ * takes a copy of the thread's root and working directory too.)
  */
-static void private_nodev_mounts(void)
+static bool nodev_namespace_fits(void)
 {
-	struct mount_attr nodev = { .attr_set = MOUNT_ATTR_NODEV };
-	struct mount_attr dev = { .attr_clr = MOUNT_ATTR_NODEV };
 	struct statvfs vfs;
 
 	/* "/" and /dev must be mounts (roots of one), and /dev one whose
 	 * devices we can give back. */
-	if (!mount_root("/") || !mount_root("/dev") || statvfs("/dev", &vfs) ||
-	    (vfs.f_flag & ST_NODEV))
-		return;
+	return mount_root("/") && mount_root("/dev") && !statvfs("/dev", &vfs) &&
+	       !(vfs.f_flag & ST_NODEV);
+}
+
+static void private_nodev_mounts(void)
+{
+	struct mount_attr nodev = { .attr_set = MOUNT_ATTR_NODEV };
+	struct mount_attr dev = { .attr_clr = MOUNT_ATTR_NODEV };
+
 	if (unshare(CLONE_NEWNS))
 		return;		/* no CAP_SYS_ADMIN, or a seccomp filter */
 	/* Our copies receive the host's mount events but send none back. */
@@ -90,10 +99,34 @@ static void private_nodev_mounts(void)
 	mount_setattr(AT_FDCWD, "/dev", 0, &dev, sizeof(dev));
 }
 
-int walk_tree(const char *const *paths, size_t npaths,
-	       const struct uevm_walk_opts *opts, uevm_walk_fn fn, void *arg)
+struct walk_call {
+	const char *const *paths;
+	size_t npaths;
+	const struct uevm_walk_opts *opts;
+	uevm_walk_fn fn;
+	void *arg;
+	int ret;
+};
+
+static void *walk_thread(void *p)
 {
-	if (opts->recursive)
-		private_nodev_mounts();
-	return uevm_walk(paths, npaths, opts, fn, arg);
+	struct walk_call *c = p;
+
+	private_nodev_mounts();
+	/* The walk's own threads start from this one: same namespace. */
+	c->ret = uevm_walk(c->paths, c->npaths, c->opts, c->fn, c->arg);
+	return NULL;
+}
+
+int walk_tree(const char *const *paths, size_t npaths,
+	      const struct uevm_walk_opts *opts, uevm_walk_fn fn, void *arg)
+{
+	struct walk_call c = { paths, npaths, opts, fn, arg, 0 };
+	pthread_t t;
+
+	if (!opts->recursive || !nodev_namespace_fits() ||
+	    pthread_create(&t, NULL, walk_thread, &c))
+		return uevm_walk(paths, npaths, opts, fn, arg);
+	pthread_join(t, NULL);
+	return c.ret;
 }

@@ -86,8 +86,8 @@ bool walk_opt(int c);
  * -1 after one line saying so: better than one EPERM per object
  * (programs/privs.c).  WHAT: "writing", "removing". */
 int need_cap_sys_admin(const char *name, const char *what);
-/* uevm_walk; a recursive one in a mount namespace whose mounts are nodev
- * where the process may make one (programs/privs.c). */
+/* uevm_walk; a recursive one in a thread whose mount namespace has every
+ * mount nodev, where the process may make one (programs/privs.c). */
 int walk_tree(const char *const *paths, size_t npaths,
 	       const struct uevm_walk_opts *opts, uevm_walk_fn fn, void *arg);
 int parse_uuid(const char *s, uint8_t out[16]);

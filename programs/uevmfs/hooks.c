@@ -64,6 +64,20 @@ static void display_name(const struct ufs_inode *in, nlink_t nlink, char *out,
 	}
 	src[n] = '\0';
 	strip_deleted(src, nlink);
+	/* The private copy of SOURCE's mount is in no namespace: its names
+	 * start at SOURCE's root. */
+	if (ufs.source_copy && src[0] == '/' && strcmp(ufs.source, "/")) {
+		size_t rl = strlen(src);
+
+		if (rl == 1)
+			snprintf(src, len, "%s", ufs.source);
+		else if (ufs.source_len + rl < len) {
+			memmove(src + ufs.source_len, src, rl + 1);
+			memcpy(src, ufs.source, ufs.source_len);
+		} else {
+			snprintf(src, len, "%s/?", ufs.source);
+		}
+	}
 	if (!strncmp(src, ufs.source, ufs.source_len) &&
 	    (src[ufs.source_len] == '/' || src[ufs.source_len] == '\0')) {
 		const char *rest = src + ufs.source_len;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include "uevmfs.h"
 
@@ -57,6 +58,37 @@ int ufs_devfd(dev_t dev)
 	return fd;
 }
 
+/*
+ * SOURCE, held through a private copy of its mount (and of the mounts
+ * below it): in no namespace, noexec, nosuid, nodev.  Every descriptor
+ * uevmfs holds is a path for root as /proc/PID/fd/N, beneath the mount
+ * over SOURCE, and a symlink planted in SOURCE can lead there through
+ * stock links (/dev/fd) that no look at its target's text can follow (an
+ * attack review ran an unlabelled program that way).  Through the copy
+ * nothing runs, as a program or as a library mapped executable; it can
+ * still be read (uevmfs(8)).  Without the copy (no CAP_SYS_ADMIN, Linux
+ * before 5.12) SOURCE itself, as before.  Names read from the copy's
+ * descriptors start at SOURCE's root (hooks.c, display_name).
+ */
+static int source_open(const char *source, bool *copy)
+{
+	struct mount_attr a = {
+		.attr_set = MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+	};
+	int fd = open_tree(AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			   AT_RECURSIVE);
+
+	*copy = false;
+	if (fd >= 0) {
+		if (!mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a))) {
+			*copy = true;
+			return fd;
+		}
+		close(fd);
+	}
+	return open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 int ufs_table_init(struct ufs *fs, const char *source)
 {
 	struct stat st;
@@ -67,7 +99,7 @@ int ufs_table_init(struct ufs *fs, const char *source)
 	fs->buckets = calloc(fs->nbuckets, sizeof(*fs->buckets));
 	if (!fs->buckets)
 		return -ENOMEM;
-	fs->root.fd = open(source, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	fs->root.fd = source_open(source, &fs->source_copy);
 	if (fs->root.fd < 0)
 		return -errno;
 	if (fstat(fs->root.fd, &st) < 0)

@@ -5,14 +5,17 @@
  * SOURCE that names SOURCE itself (absolutely, by climbing out of the
  * mount with "..", or through a /proc magic link) would open the unchecked
  * tree directly.  READLINK refuses such targets.  Mounted over SOURCE
- * (the default), no name leads to SOURCE any more, but a magic link still
- * does: uevmfs's own /proc/PID/fd/N is SOURCE beneath the mount (an attack
- * review ran an unlabelled program that way), so those are refused there
- * too.
+ * (the default), no name leads to SOURCE any more, but another process's
+ * magic link still does: uevmfs's own /proc/PID/fd/N is SOURCE beneath the
+ * mount (an attack review ran an unlabelled program that way), so those
+ * are refused there too; the caller's own (/proc/self/fd, behind /dev/fd)
+ * are not.
  *
  * The check is lexical, from the link's place under MOUNTPOINT: it cannot
- * see intermediate symlinks outside the mount, nor a caller that reaches
- * the mount through a bind mount or another mount namespace.
+ * see intermediate symlinks outside the mount (stock ones too: /dev/fd,
+ * /var/run), nor a caller that reaches the mount through a bind mount or
+ * another mount namespace.  Against uevmfs's own descriptors the kernel
+ * holds: they are on a private noexec copy of SOURCE's mount (inode.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,9 +23,13 @@
 #include "uevmfs.h"
 
 /* Remove "//", "." and ".." from the absolute PATH, in place, as a walk
- * without symlinks would ("/.." stays "/"). */
-static void normalise(char *path)
+ * without symlinks would ("/.." stays "/").  True if a ".." climbed out of
+ * /proc/thread-self, a symlink two levels deeper than its name (PID/task/
+ * TID): the kernel's walk then lands elsewhere than this one. */
+static bool normalise(char *path)
 {
+	static const char ts[] = "/proc/thread-self";
+	bool climbed = false;
 	char *out = path, *in = path;
 
 	while (*in) {
@@ -36,6 +43,9 @@ static void normalise(char *path)
 		end = strchrnul(in, '/');
 		n = (size_t)(end - in);
 		if (n == 2 && in[0] == '.' && in[1] == '.') {
+			if ((size_t)(out - path) == sizeof(ts) - 1 &&
+			    !memcmp(path, ts, sizeof(ts) - 1))
+				climbed = true;
 			while (out > path && *--out != '/')
 				;
 		} else if (!(n == 1 && in[0] == '.')) {
@@ -48,6 +58,7 @@ static void normalise(char *path)
 	if (out == path)
 		*out++ = '/';
 	*out = '\0';
+	return climbed;
 }
 
 static bool path_under(const char *path, const char *dir)
@@ -70,8 +81,10 @@ static bool all_digits(const char *s, size_t n)
 }
 
 /* Does the normalised PATH go through a /proc magic link that leads
- * anywhere: /proc/{self,thread-self,PID}[/task/TID]/{root,cwd,fd,map_files}? */
-static bool proc_jump(const char *path)
+ * anywhere: /proc/{self,thread-self,PID}[/task/TID]/{root,cwd,fd,map_files}?
+ * With OTHERS, only another process's (a PID): the caller's own lead
+ * through the mount over SOURCE (short of what uevmfs names at start). */
+static bool proc_jump(const char *path, bool others)
 {
 	static const char *const jumps[] = { "root", "cwd", "fd", "map_files" };
 	const char *p;
@@ -81,7 +94,8 @@ static bool proc_jump(const char *path)
 		return false;
 	p = path + 6;
 	n = strcspn(p, "/");
-	if (!(n == 4 && !strncmp(p, "self", 4)) &&
+	if (others ? !all_digits(p, n) :
+	    !(n == 4 && !strncmp(p, "self", 4)) &&
 	    !(n == 11 && !strncmp(p, "thread-self", 11)) && !all_digits(p, n))
 		return false;
 	p += n;
@@ -125,11 +139,10 @@ static const char *target_cause(const char *name, const char *target)
 			slash[1] = '\0';
 		strcat(path, target);
 	}
-	normalise(path);
-	if (!ufs.over_source && path_under(path, ufs.source))
-		cause = "target-in-source";
-	else if (proc_jump(path))
+	if (normalise(path) || proc_jump(path, ufs.over_source))
 		cause = "target-through-proc";
+	else if (!ufs.over_source && path_under(path, ufs.source))
+		cause = "target-in-source";
 	free(path);
 	return cause;
 }

@@ -65,6 +65,8 @@ struct ufs {
 	size_t source_len;
 	char *mountpoint;		/* realpath of MOUNTPOINT */
 	bool over_source;		/* mounted over SOURCE itself */
+	bool source_copy;		/* SOURCE held by a private noexec copy
+					 * of its mount (inode.c, source_open) */
 	bool source_names;		/* -o measure_path=source */
 	bool dont_mask;			/* the caller's umask comes apart */
 	double timeout;			/* attribute and entry cache, seconds */

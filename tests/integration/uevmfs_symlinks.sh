@@ -14,8 +14,12 @@
 #    beneath the mount), planted once the pid is known (through a bind
 #    mount of SOURCE made before, standing in for the offline write), is
 #    refused at READLINK and audited (cause=target-through-proc), whether
-#    absolute or climbing to /proc with ../ (an attack review ran the
-#    payload that way);
+#    absolute, climbing to /proc with ../, or out of /proc/thread-self (an
+#    attack review ran the payload that way).  Through stock symlinks
+#    (/dev/fd/.., /var/run/..) the text shows no /proc: there the kernel
+#    refuses to run it, since uevmfs holds SOURCE through a private
+#    noexec copy of its mount (its descriptors run nothing, not even a
+#    labelled program).  The caller's own /proc/self/fd stays followable;
 #  - the payload by its own name is refused as before, links that stay in
 #    the tree work, and `uevm verify` warns about links that leave the tree.
 source "$(dirname "$0")/../lib.sh"
@@ -119,13 +123,14 @@ expect_eq "over SOURCE: a good program still runs" "good" "$("$S/bin/inside")"
 # uevmfs's own descriptors of SOURCE, which lead beneath the mount.
 fdn=
 for l in /proc/"$UFS_PID"/fd/*; do
-	[ "$(readlink "$l")" = "$S" ] && { fdn=${l##*/}; break; }
+	[ -e "$l/other/good" ] && { fdn=${l##*/}; break; }
 done
 check "over SOURCE: uevmfs holds a descriptor of SOURCE (fd $fdn)" test -n "$fdn"
 up=$(realpath --relative-to="$S/bin" /)
 ln -s "/proc/$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog4"
 ln -s "$up/proc/$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog5"
-for p in prog4 prog5; do
+ln -s "/proc/thread-self/../../../$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog6"
+for p in prog4 prog5 prog6; do
 	out=$("$S/bin/$p" 2>&1)
 	expect_match "over SOURCE: exec of the $p link through uevmfs's fd is refused" \
 		"Permission denied" "$out"
@@ -135,6 +140,22 @@ for p in prog4 prog5; do
 done
 expect_eq "over SOURCE: links without /proc are not looked at, still plain" \
 	"../other/good" "$(readlink "$S/bin/inside")"
+check "fixture: /dev/fd and /var/run are symlinks (to /proc/self/fd, /run)" \
+	test -L /dev/fd -a -L /var/run
+ln -s "/dev/fd/../../$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog7"
+ln -s "/var/run/../proc/$UFS_PID/fd/$fdn/other/payload" "$T/raw/bin/prog8"
+for p in prog7 prog8; do
+	out=$("$S/bin/$p" 2>&1)
+	expect_match "over SOURCE: the $p link through a stock symlink: the kernel refuses the run" \
+		"Permission denied" "$out"
+	expect_eq "over SOURCE: the payload did not run through $p" "" "$(grep PAYLOAD <<<"$out")"
+done
+expect_match "over SOURCE: uevmfs's descriptor runs not even a labelled program (noexec copy)" \
+	"Permission denied" "$("/proc/$UFS_PID/fd/$fdn/other/good" 2>&1)"
+expect_eq "over SOURCE: ... which runs through the mount" "good" "$("$S/other/good")"
+ln -s /proc/self/fd "$T/raw/fdlink"
+check "over SOURCE: a link to the caller's own /proc/self/fd is followed" \
+	test -e "$S/fdlink/0"
 fusermount3 -u "$S"
 wait "$UFS_PID"
 expect_eq "over SOURCE: uevmfs exits 0 after the unmount" 0 $?

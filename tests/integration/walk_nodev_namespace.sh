@@ -12,9 +12,16 @@
 #     verify -r never open the device: inotify sees no IN_OPEN of it (an
 #     O_PATH open makes none, an open for reading does).
 #  2. As root the walk did run in that namespace: mount_setattr set nodev
-#     and the regular file was opened at once, not through O_PATH.
+#     and the regular file was opened at once (openat2, not crossing into
+#     a mount over its name), not through O_PATH.
 #  3. Nothing leaks to the host: the mount still allows devices, and a
-#     device node on it still opens.
+#     device node on it still opens.  A command that opens a file after
+#     its walk (runtime-policy create -o) opens it in the host's view: a
+#     device node there still opens.
+#  4. A device node bind-mounted over a file of a nodev directory (a
+#     container's /dev is made so; the host can mount so during a walk):
+#     the mount over the name has flags of its own, and the direct open
+#     does not cross into it (an attack review had the device opened).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/faultfs-lib.sh"
 
@@ -89,15 +96,15 @@ expect_match "verify reports dev0 as what it is, not as a file it hashed" \
 expect_match "and sub/a as labelled and passing" "^OK $M/sub/a: pass" "$out"
 
 # ---- 2: the namespace was there -------------------------------------------
-strace -f -qq -o "$T/trace" -e trace=mount_setattr,openat \
+strace -f -qq -o "$T/trace" -e trace=mount_setattr,openat,openat2 \
 	"$UEVM" verify -r -j 1 --hmac-key "raw:$KEY" "$M" >/dev/null 2>&1
 expect_match "root: the walk set nodev on every mount of its namespace" \
 	'mount_setattr\(AT_FDCWD, "/", AT_RECURSIVE, \{attr_set=MOUNT_ATTR_NODEV.*= 0$' "$(grep mount_setattr "$T/trace")"
 expect_match "root: sub/a was opened for reading at once, not with O_PATH first" \
-	'^[0-9]+ +openat\([0-9]+, "a", O_RDONLY\|[A-Z_|]+\) = [0-9]+$' \
+	'^[0-9]+ +openat2\([0-9]+, "a", \{flags=O_RDONLY\|[A-Z_|]+, resolve=RESOLVE_NO_XDEV[^}]*\}, [0-9]+\) = [0-9]+$' \
 	"$(grep '"a"' "$T/trace" | grep -v O_PATH)"
 expect_eq "  and only so" 1 "$(grep -c '"a"' "$T/trace")"
-strace -f -qq -o "$T/trace2" -e trace=mount_setattr,openat \
+strace -f -qq -o "$T/trace2" -e trace=mount_setattr,openat,openat2 \
 	"${NOADMIN[@]}" "$UEVM" verify -r -j 1 --hmac-key "raw:$KEY" "$M" >/dev/null 2>&1
 expect_eq "without CAP_SYS_ADMIN: no namespace, sub/a opened with O_PATH first" \
 	"O_PATH" "$(grep -m1 '"a"' "$T/trace2" | grep -o O_PATH)"
@@ -107,3 +114,31 @@ check "the mount still allows devices" \
 	bash -c '! findmnt -n -o OPTIONS --target "$1" | grep -qw nodev' _ "$M"
 check "a device node on it still opens" bash -c ': <"$1"' _ "$M/realdev"
 check "and so does /dev/null" bash -c ': </dev/null'
+
+mkdir -p "$T/rp"
+echo content >"$T/rp/file"
+mknod "$T/out.dev" c 1 3
+"$UEVM" runtime-policy create -o "$T/out.dev" "$T/rp" >/dev/null 2>"$T/rp.err"
+expect_eq "runtime-policy create -o DEVICE after its walk: written, exit 0" \
+	"0 " "$? $(cat "$T/rp.err")"
+
+# ---- 4: a device mounted over a listed file -------------------------------
+ND=$T/nd
+mkdir -p "$ND.src" "$ND" "$T/devsrc"
+for f in a b c; do echo "$f" >"$ND.src/$f"; done
+mount --bind "$ND.src" "$ND" || fail "a bind mount"
+on_exit "umount -R '$ND' 2>/dev/null"
+mount -o remount,bind,nodev "$ND"
+mknod "$T/devsrc/null" c 1 3
+mount --bind "$T/devsrc/null" "$ND/b" || fail "the device bind-mounted over b"
+check "fixture: b is now the device, the directory nodev" \
+	test "$(stat -c %F "$ND/b")" = "character special file" -a \
+	-n "$(findmnt -n -o OPTIONS --target "$ND/a" | grep -w nodev)"
+"$UEVM" label -r --hmac-key "raw:$KEY" "$ND" >/dev/null 2>&1
+expect_eq "without CAP_SYS_ADMIN: verify -r does not open the device over b" "0 0" \
+	"$(opens_of "$T/devsrc/null" "${NOADMIN[@]}" "$UEVM" verify -r --hmac-key "raw:$KEY" "$ND")"
+expect_eq "root: verify -r does not open it either" "0 0" \
+	"$(opens_of "$T/devsrc/null" "$UEVM" verify -r --hmac-key "raw:$KEY" "$ND")"
+out=$("${NOADMIN[@]}" "$UEVM" verify -r -v --hmac-key "raw:$KEY" "$ND" 2>&1)
+expect_match "b is reported as the device it is now" "^OK $ND/b: no_xattrs" "$out"
+expect_match "a and c pass" "^OK $ND/c: pass" "$out"
