@@ -46,6 +46,40 @@ static bool mountinfo_type(const char *path, uint64_t mnt, dev_t dev, char *out,
 	return found;
 }
 
+/* Mounts no mountinfo lists, named by the front-end that made them
+ * (integrity_mount_fsname).  Kept until exit: a mount ID is not reused
+ * while its mount lives, and these live as long as their maker. */
+#define NAMED_MOUNTS 256
+static struct { uint64_t mnt; char name[32]; } named[NAMED_MOUNTS];
+static unsigned int nnamed;
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void integrity_mount_fsname(uint64_t mnt_id, const char *fstype)
+{
+	pthread_mutex_lock(&named_lock);
+	if (nnamed < NAMED_MOUNTS) {
+		named[nnamed].mnt = mnt_id;
+		snprintf(named[nnamed].name, sizeof(named[nnamed].name), "%.*s",
+			 (int)strcspn(fstype, "."), fstype);
+		nnamed++;
+	}
+	pthread_mutex_unlock(&named_lock);
+}
+
+static bool named_mount(uint64_t mnt, char *out, size_t len)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&named_lock);
+	for (unsigned int i = 0; i < nnamed && !found; i++)
+		if (named[i].mnt == mnt) {
+			snprintf(out, len, "%s", named[i].name);
+			found = true;
+		}
+	pthread_mutex_unlock(&named_lock);
+	return found;
+}
+
 /* The filesystem type name of F's mount, as the kernel's sb->s_type->name:
  * found by F's mount ID (statx), not by its st_dev (a btrfs subvolume's
  * files carry a device number of their own), in the mountinfo of the
@@ -68,6 +102,8 @@ static void fsname_of(const struct uevm_file *f, pid_t pid, char *out, size_t le
 	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
 	    (stx.stx_mask & STATX_MNT_ID))
 		mnt = stx.stx_mnt_id;
+	if (mnt && named_mount(mnt, out, len))
+		return;
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < used; i++)
 		if (cache[i].mnt == mnt && cache[i].dev == dev) {

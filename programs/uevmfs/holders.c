@@ -73,6 +73,46 @@ static bool holds_source(const char *pid, char *what, size_t wlen, char *path,
 	return found;
 }
 
+/*
+ * uevmfs itself, once it mounts over SOURCE: root may follow its
+ * /proc/PID/cwd and /proc/PID/fd/N, and a symlink planted in SOURCE can
+ * name them (through /dev/fd, which no look at the link's text sees).  Its
+ * own descriptors of SOURCE are on a noexec copy (inode.c); its working
+ * directory, and directories a parent left open to it, were not (an
+ * attack review ran an unlabelled program through the cwd of `uevmfs -f`
+ * started in SOURCE).  So: the working directory becomes /, and inherited
+ * directory descriptors into SOURCE are closed, each named.  (Regular
+ * files reach only themselves: the audit log may be one.)
+ */
+void ufs_leave_source(void)
+{
+	char link[64], path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (chdir("/") < 0)
+		fprintf(stderr, "uevmfs: warning: cannot leave the working directory: %m\n");
+	if (!ufs.over_source || ufs.source_len <= 1 || !(d = opendir("/proc/self/fd")))
+		return;
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+		struct stat st;
+
+		if (de->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) ||
+		    fd == ufs.root.fd || fd == ufs.proc_fds)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    !into_source(link, path, sizeof(path)))
+			continue;
+		fprintf(stderr, "uevmfs: warning: closing fd %d, a directory in SOURCE "
+			"(%s) left open to uevmfs: it would lead around the mount\n",
+			fd, path);
+		close(fd);
+	}
+	closedir(d);
+}
+
 void ufs_warn_source_holders(void)
 {
 	char self[16], what[48], path[PATH_MAX];

@@ -69,8 +69,13 @@ static void display_name(const struct ufs_inode *in, nlink_t nlink, char *out,
 	if (ufs.source_copy && src[0] == '/' && strcmp(ufs.source, "/")) {
 		size_t rl = strlen(src);
 
-		if (rl == 1)
+		/* "/" is also what the kernel gives for an object moved out
+		 * of SOURCE (outside the copy's root): only the root is
+		 * SOURCE's root. */
+		if (rl == 1 && in->dev == ufs.root.dev && in->ino == ufs.root.ino)
 			snprintf(src, len, "%s", ufs.source);
+		else if (rl == 1)
+			snprintf(src, len, "%s/?", ufs.source);
 		else if (ufs.source_len + rl < len) {
 			memmove(src + ufs.source_len, src, rl + 1);
 			memcpy(src, ufs.source, ufs.source_len);

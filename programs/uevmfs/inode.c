@@ -8,10 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include "uevmfs.h"
 
 static size_t bucket_of(dev_t dev, ino_t ino, size_t n)
@@ -70,6 +74,86 @@ int ufs_devfd(dev_t dev)
  * before 5.12) SOURCE itself, as before.  Names read from the copy's
  * descriptors start at SOURCE's root (hooks.c, display_name).
  */
+/* mountinfo's octal escapes (\040 for a space...) undone in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+static uint64_t mount_id_at(int dirfd, const char *path)
+{
+	struct statx stx;
+
+	if (statx(dirfd, path, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID) || !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * fsname= rules find a file's type by its mount's ID in mountinfo, and
+ * the copy's mounts are in none: each is named here after the mount it
+ * copies (SOURCE's own, then those below it, as mountinfo lists them
+ * now), found in the copy by the same path.  Without this an fsname=btrfs
+ * rule matched nothing on the copy (a btrfs file's st_dev is not its
+ * mount's, the fallback), and an appraise rule let unlabelled programs
+ * run (an attack review).
+ */
+static void name_copy_mounts(int copy, const char *source)
+{
+	size_t slen = strcmp(source, "/") ? strlen(source) : 0;
+	struct statx sx;
+	uint64_t own = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *fp;
+
+	if (!statx(AT_FDCWD, source, 0, STATX_MNT_ID, &sx) && (sx.stx_mask & STATX_MNT_ID))
+		own = sx.stx_mnt_id;
+	fp = fopen("/proc/self/mountinfo", "re");
+	while (fp && getline(&line, &cap, fp) > 0) {
+		char mp[4096], type[64], *sep = strstr(line, " - ");
+		unsigned long long id;
+		uint64_t cid = 0;
+
+		if (!sep || sscanf(line, "%llu %*d %*u:%*u %*s %4095s", &id, mp) != 2 ||
+		    sscanf(sep + 3, "%63s", type) != 1)
+			continue;
+		unescape(mp);
+		if (id == own) {
+			cid = mount_id_at(copy, "");
+		} else if (!strncmp(mp, source, slen) && mp[slen] == '/' && mp[slen + 1]) {
+			struct open_how how = {
+				.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+			};
+			int fd = (int)syscall(SYS_openat2, copy, mp + slen + 1, &how, sizeof(how));
+
+			if (fd >= 0) {
+				cid = mount_id_at(fd, "");
+				close(fd);
+			}
+		}
+		if (cid)
+			integrity_mount_fsname(cid, type);
+	}
+	free(line);
+	if (fp)
+		fclose(fp);
+}
+
 static int source_open(const char *source, bool *copy)
 {
 	struct mount_attr a = {
@@ -82,6 +166,7 @@ static int source_open(const char *source, bool *copy)
 	if (fd >= 0) {
 		if (!mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a))) {
 			*copy = true;
+			name_copy_mounts(fd, source);
 			return fd;
 		}
 		close(fd);

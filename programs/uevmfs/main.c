@@ -1159,6 +1159,7 @@ int main(int argc, char **argv)
 	if (o.readahead_kb == UINT_MAX)
 		o.readahead_kb = 4 * read_max / 1024;
 	read_ahead = o.readahead_kb > UINT_MAX / 1024 ? UINT_MAX : o.readahead_kb * 1024;
+	ufs_leave_source();
 	se = start_session(&o, &args);
 	ufs.se = se;
 	if (!se) {

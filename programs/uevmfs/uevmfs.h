@@ -310,6 +310,9 @@ bool ufs_share_leave(void);
 /* holders.c: once mounted over SOURCE, name (stderr, audit) the processes
  * that still reach SOURCE itself from before the mount. */
 void ufs_warn_source_holders(void);
+/* holders.c: before mounting, uevmfs's own working directory and the
+ * directory fds it inherited stop leading into SOURCE. */
+void ufs_leave_source(void);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

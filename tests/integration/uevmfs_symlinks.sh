@@ -160,9 +160,12 @@ fusermount3 -u "$S"
 wait "$UFS_PID"
 expect_eq "over SOURCE: uevmfs exits 0 after the unmount" 0 $?
 
-# uevmfs DIR: one argument means DIR DIR
+# uevmfs DIR: one argument means DIR DIR.  Started in DIR with a directory
+# of it open as fd 7: its working directory and that fd would lead around
+# the mount (/proc/PID/cwd, /proc/PID/fd/7) as its own descriptors did.
 : >"$T/audit.log"
-"$UEVMFS" "$S" -f -o "$OPTS,securityfs=none" >>"$T/uevmfs.stderr" 2>&1 &
+(cd "$S" && exec 7<"$S/other" && exec "$UEVMFS" "$S" -f -o "$OPTS,securityfs=none") \
+	>>"$T/uevmfs.stderr" 2>&1 &
 UFS_PID=$!
 UFS_PIDS+=("$UFS_PID")
 UFS_MOUNTS+=("$S")
@@ -171,6 +174,16 @@ check "uevmfs DIR: mounted over DIR" ufs_mounted "$S" fuse.uevmfs
 expect_match "uevmfs DIR: the planted link is refused" "Permission denied" "$("$S/bin/prog" 2>&1)"
 expect_match "uevmfs DIR: audited by the payload's name" "op=appraise_data" \
 	"$(ufs_records missing-hash "$S/other/payload")"
+expect_eq "uevmfs DIR: its working directory is / once mounted" "/" \
+	"$(readlink "/proc/$UFS_PID/cwd")"
+check "uevmfs DIR: the inherited fd 7 into SOURCE is closed (the number may be reused)" \
+	test "$(readlink "/proc/$UFS_PID/fd/7")" != "$S/other"
+expect_match "uevmfs DIR: ... and named on stderr" "closing fd 7, a directory in SOURCE" \
+	"$(cat "$T/uevmfs.stderr")"
+ln -s "/dev/fd/../../$UFS_PID/cwd/other/payload" "$T/raw/bin/prog9"
+out=$("$S/bin/prog9" 2>&1)
+expect_eq "uevmfs DIR: the payload did not run through its cwd" "" "$(grep PAYLOAD <<<"$out")"
+expect_match "uevmfs DIR: ... the link leads nowhere" "No such file or directory|Permission denied" "$out"
 fusermount3 -u "$S"
 wait "$UFS_PID"
 expect_eq "uevmfs DIR: exits 0 after the unmount" 0 $?

@@ -109,28 +109,22 @@ done
 # First a mount that is nodev in uevm's namespace only (root's default),
 # then one nodev for everyone.
 WRAP=()
-for cmd in label verify; do
-	c=ns-fifo-$cmd
-	race "$c" 1777 root fifo $cmd
-	common "$c" fifo $cmd
-	expect_match "$c: the entry listed as regular was opened directly" "opens=[1-9]" "$sum"
-	c=ns-dev-$cmd
-	race "$c" 1777 root dev $cmd
-	common "$c" dev $cmd
-	expect_match "$c: the device is not opened (nodev in uevm's namespace)" "opens=0" "$sum"
-	check "$c: the mount still allows devices outside it" \
-		bash -c ': <"$1"' _ "$D/f2"
-done
-NODEV=1
-for cmd in label verify; do
-	c=nodev-fifo-$cmd
-	race "$c" 1777 root fifo $cmd
-	common "$c" fifo $cmd
-	expect_match "$c: the entry listed as regular was opened directly" "opens=[1-9]" "$sum"
-	c=nodev-dev-$cmd
-	race "$c" 1777 root dev $cmd
-	common "$c" dev $cmd
-	expect_match "$c: the device is not opened (nodev)" "opens=0" "$sum"
+for where in ns nodev; do
+	[ "$where" = nodev ] && NODEV=1
+	for cmd in label verify; do
+		c=$where-fifo-$cmd
+		race "$c" 1777 root fifo $cmd
+		common "$c" fifo $cmd
+		expect_match "$c: the entry listed as regular was opened directly" "opens=[1-9]" "$sum"
+		c=$where-dev-$cmd
+		race "$c" 1777 root dev $cmd
+		common "$c" dev $cmd
+		why="nodev in uevm's namespace"
+		[ "$where" = nodev ] && why=nodev
+		expect_match "$c: the device is not opened ($why)" "opens=0" "$sum"
+		[ "$where" = ns ] && check "$c: the mount still allows devices outside it" \
+			bash -c ': <"$1"' _ "$D/f2"
+	done
 done
 
 # ---- without /proc: no second lookup of the name off a nodev mount ---------
