@@ -48,22 +48,37 @@ static bool mountinfo_type(const char *path, uint64_t mnt, dev_t dev, char *out,
 
 /* Mounts no mountinfo lists, named by the front-end that made them
  * (integrity_mount_fsname).  Kept until exit: a mount ID is not reused
- * while its mount lives, and these live as long as their maker. */
-#define NAMED_MOUNTS 256
-static struct { uint64_t mnt; char name[32]; } named[NAMED_MOUNTS];
-static unsigned int nnamed;
+ * while its mount lives, and these live as long as their maker.  As many
+ * as there are (a review dropped the names past a fixed 256, and rules on
+ * overlayfs below them stopped matching); the last name given wins. */
+struct named_mount { uint64_t mnt; char name[32]; };
+static struct named_mount *named;
+static size_t nnamed;
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void integrity_mount_fsname(uint64_t mnt_id, const char *fstype)
+int integrity_mount_fsname(uint64_t mnt_id, const char *fstype)
 {
+	struct named_mount *n;
+	size_t i;
+	int ret = 0;
+
 	pthread_mutex_lock(&named_lock);
-	if (nnamed < NAMED_MOUNTS) {
-		named[nnamed].mnt = mnt_id;
-		snprintf(named[nnamed].name, sizeof(named[nnamed].name), "%.*s",
-			 (int)strcspn(fstype, "."), fstype);
-		nnamed++;
+	for (i = 0; i < nnamed && named[i].mnt != mnt_id; i++)
+		;
+	if (i == nnamed) {
+		n = realloc(named, (nnamed + 1) * sizeof(*n));
+		if (n) {
+			named = n;
+			named[nnamed++].mnt = mnt_id;
+		} else {
+			ret = -ENOMEM;
+		}
 	}
+	if (!ret)
+		snprintf(named[i].name, sizeof(named[i].name), "%.*s",
+			 (int)strcspn(fstype, "."), fstype);
 	pthread_mutex_unlock(&named_lock);
+	return ret;
 }
 
 static bool named_mount(uint64_t mnt, char *out, size_t len)
@@ -71,7 +86,7 @@ static bool named_mount(uint64_t mnt, char *out, size_t len)
 	bool found = false;
 
 	pthread_mutex_lock(&named_lock);
-	for (unsigned int i = 0; i < nnamed && !found; i++)
+	for (size_t i = 0; i < nnamed && !found; i++)
 		if (named[i].mnt == mnt) {
 			snprintf(out, len, "%s", named[i].name);
 			found = true;

@@ -112,7 +112,7 @@ uint32_t integrity_cache_epoch(struct integrity_cache *c);
 /* The type name (as mountinfo gives it) of mount MNT_ID, for a mount in
  * no namespace's mountinfo: a front-end's private copy (uevmfs's of
  * SOURCE).  fsname= rules match files on it by this name (ima_main.c). */
-void integrity_mount_fsname(uint64_t mnt_id, const char *fstype);
+int integrity_mount_fsname(uint64_t mnt_id, const char *fstype);
 
 /* Per-entry serialisation: one appraisal of an inode at a time. */
 void integrity_iint_lock(struct integrity_iint_cache *iint);

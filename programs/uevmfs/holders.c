@@ -11,10 +11,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 #include "uevmfs.h"
 
 #define HOLDERS_SHOWN	16	/* named on stderr; the rest are counted */
@@ -73,16 +76,66 @@ static bool holds_source(const char *pid, char *what, size_t wlen, char *path,
 	return found;
 }
 
+/* Is PATH (a magic link's text in our own namespace) SOURCE or below it,
+ * whatever mount it is on (a sub-mount of SOURCE counts)? */
+static bool path_in_source(const char *path)
+{
+	return !strncmp(path, ufs.source, ufs.source_len) &&
+	       (path[ufs.source_len] == '/' || path[ufs.source_len] == '\0');
+}
+
+/* FD, which leads into SOURCE at PATH, replaced (same number, access
+ * mode, offset, close-on-exec) by the same object opened through the
+ * private copy; closed when that cannot be done.  False if closed. */
+static bool reopen_in_copy(int fd, const char *path)
+{
+	const char *rel = path + ufs.source_len;
+	int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD), nfd = -1;
+	struct open_how how = {
+		.flags = (uint64_t)((fl & (O_ACCMODE | O_APPEND | O_PATH | O_DIRECTORY |
+					   O_NONBLOCK | O_NOATIME)) |
+				    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat a, b;
+
+	while (*rel == '/')
+		rel++;
+	if (fl >= 0 && fstat(fd, &a) == 0) {
+		nfd = (int)syscall(SYS_openat2, ufs.root.fd, *rel ? rel : ".", &how,
+				   sizeof(how));
+		if (nfd >= 0 && (fstat(nfd, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+			close(nfd);
+			nfd = -1;
+		}
+	}
+	if (nfd >= 0 && !(fl & O_PATH))
+		lseek(nfd, lseek(fd, 0, SEEK_CUR), SEEK_SET);
+	if (nfd >= 0 && dup2(nfd, fd) == fd) {
+		close(nfd);
+		fcntl(fd, F_SETFD, fdfl >= 0 ? fdfl : FD_CLOEXEC);
+		return true;
+	}
+	if (nfd >= 0)
+		close(nfd);
+	fprintf(stderr, "uevmfs: warning: closing fd %d (%s): it leads into SOURCE "
+		"around the mount, and it cannot be reopened through uevmfs's copy\n",
+		fd, path);
+	close(fd);
+	return false;
+}
+
 /*
  * uevmfs itself, once it mounts over SOURCE: root may follow its
  * /proc/PID/cwd and /proc/PID/fd/N, and a symlink planted in SOURCE can
  * name them (through /dev/fd, which no look at the link's text sees).  Its
- * own descriptors of SOURCE are on a noexec copy (inode.c); its working
- * directory, and directories a parent left open to it, were not (an
- * attack review ran an unlabelled program through the cwd of `uevmfs -f`
- * started in SOURCE).  So: the working directory becomes /, and inherited
- * directory descriptors into SOURCE are closed, each named.  (Regular
- * files reach only themselves: the audit log may be one.)
+ * descriptors of SOURCE are on a noexec copy (inode.c); its working
+ * directory, the descriptors a parent left open to it and the files it
+ * opened itself by name (an audit log, a measurement list in SOURCE:
+ * a review mapped a library planted as the audit log executable through
+ * it) were not.  So: the working directory becomes /, and every other
+ * descriptor into SOURCE (stdin to stderr, sub-mounts included) is
+ * replaced by the same object opened through the copy.
  */
 void ufs_leave_source(void)
 {
@@ -92,23 +145,23 @@ void ufs_leave_source(void)
 
 	if (chdir("/") < 0)
 		fprintf(stderr, "uevmfs: warning: cannot leave the working directory: %m\n");
-	if (!ufs.over_source || ufs.source_len <= 1 || !(d = opendir("/proc/self/fd")))
+	if (!ufs.over_source || !ufs.source_copy || ufs.source_len <= 1 ||
+	    !(d = opendir("/proc/self/fd")))
 		return;
 	while ((de = readdir(d))) {
 		int fd = atoi(de->d_name);
-		struct stat st;
+		ssize_t n;
 
-		if (de->d_name[0] == '.' || fd <= 2 || fd == dirfd(d) ||
-		    fd == ufs.root.fd || fd == ufs.proc_fds)
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == ufs.root.fd ||
+		    fd == ufs.proc_fds || ufs_is_copy_fd(fd))
 			continue;
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) ||
-		    !into_source(link, path, sizeof(path)))
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0)
 			continue;
-		fprintf(stderr, "uevmfs: warning: closing fd %d, a directory in SOURCE "
-			"(%s) left open to uevmfs: it would lead around the mount\n",
-			fd, path);
-		close(fd);
+		path[n] = '\0';
+		if (path_in_source(path))
+			reopen_in_copy(fd, path);
 	}
 	closedir(d);
 }

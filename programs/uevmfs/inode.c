@@ -102,16 +102,46 @@ static uint64_t mount_id_at(int dirfd, const char *path)
 	return stx.stx_mnt_id;
 }
 
+/* The copy's mount IDs (name_copy_mounts; read-only once mounted). */
+static uint64_t *copy_ids;
+static size_t ncopy_ids;
+
+static int copy_id_add(uint64_t id)
+{
+	uint64_t *n = realloc(copy_ids, (ncopy_ids + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	copy_ids = n;
+	copy_ids[ncopy_ids++] = id;
+	return 0;
+}
+
+/* Is FD on the private copy of SOURCE's mounts? */
+bool ufs_is_copy_fd(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) || !(stx.stx_mask & STATX_MNT_ID))
+		return false;
+	for (size_t i = 0; i < ncopy_ids; i++)
+		if (copy_ids[i] == stx.stx_mnt_id)
+			return true;
+	return false;
+}
+
 /*
  * fsname= rules find a file's type by its mount's ID in mountinfo, and
  * the copy's mounts are in none: each is named here after the mount it
  * copies (SOURCE's own, then those below it, as mountinfo lists them
- * now), found in the copy by the same path.  Without this an fsname=btrfs
- * rule matched nothing on the copy (a btrfs file's st_dev is not its
- * mount's, the fallback), and an appraise rule let unlabelled programs
- * run (an attack review).
+ * now), found in the copy by the same path: only the top one of mounts
+ * stacked on one path, which is the one the copy holds there.  Without
+ * this an fsname=btrfs rule matched nothing on the copy (a btrfs file's
+ * st_dev is not its mount's, the fallback), and an appraise rule let
+ * unlabelled programs run (an attack review); a stacked mount took the
+ * name of the one beneath it (another).
  */
-static void name_copy_mounts(int copy, const char *source)
+static int name_copy_mounts(int copy, const char *source)
 {
 	size_t slen = strcmp(source, "/") ? strlen(source) : 0;
 	struct statx sx;
@@ -123,7 +153,9 @@ static void name_copy_mounts(int copy, const char *source)
 	if (!statx(AT_FDCWD, source, 0, STATX_MNT_ID, &sx) && (sx.stx_mask & STATX_MNT_ID))
 		own = sx.stx_mnt_id;
 	fp = fopen("/proc/self/mountinfo", "re");
-	while (fp && getline(&line, &cap, fp) > 0) {
+	if (!fp)
+		return -errno;
+	while (getline(&line, &cap, fp) > 0) {
 		char mp[4096], type[64], *sep = strstr(line, " - ");
 		unsigned long long id;
 		uint64_t cid = 0;
@@ -134,7 +166,8 @@ static void name_copy_mounts(int copy, const char *source)
 		unescape(mp);
 		if (id == own) {
 			cid = mount_id_at(copy, "");
-		} else if (!strncmp(mp, source, slen) && mp[slen] == '/' && mp[slen + 1]) {
+		} else if (!strncmp(mp, source, slen) && mp[slen] == '/' && mp[slen + 1] &&
+			   mount_id_at(AT_FDCWD, mp) == id) {
 			struct open_how how = {
 				.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
@@ -146,18 +179,24 @@ static void name_copy_mounts(int copy, const char *source)
 				close(fd);
 			}
 		}
-		if (cid)
-			integrity_mount_fsname(cid, type);
+		if (cid && (integrity_mount_fsname(cid, type) || copy_id_add(cid))) {
+			free(line);
+			fclose(fp);
+			return -ENOMEM;
+		}
 	}
 	free(line);
-	if (fp)
-		fclose(fp);
+	fclose(fp);
+	return 0;
 }
 
 static int source_open(const char *source, bool *copy)
 {
+	/* Private: the host's mount events (an unmount below SOURCE) do not
+	 * reach it either. */
 	struct mount_attr a = {
 		.attr_set = MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+		.propagation = MS_PRIVATE,
 	};
 	int fd = open_tree(AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 			   AT_RECURSIVE);
@@ -165,8 +204,15 @@ static int source_open(const char *source, bool *copy)
 	*copy = false;
 	if (fd >= 0) {
 		if (!mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a))) {
+			/* Unnamed, fsname= rules would match nothing there. */
+			int err = name_copy_mounts(fd, source);
+
+			if (err) {
+				close(fd);
+				errno = -err;
+				return -1;
+			}
 			*copy = true;
-			name_copy_mounts(fd, source);
 			return fd;
 		}
 		close(fd);

@@ -990,6 +990,57 @@ static void free_joined(char **nargv, char **owned)
 	free(nargv);
 }
 
+/*
+ * securityfs=DIR made absolute now (uevmfs leaves its working directory
+ * before it mounts), and not below MOUNTPOINT: the tree is mounted once
+ * the filesystem is, and its mkdir there would wait on this very uevmfs,
+ * which serves nothing yet (a review hung it so).  -1 to go on.
+ */
+static int securityfs_dir_check(struct opts *o)
+{
+	char *abs, *dir, *slash, *real;
+	size_t n = strlen(ufs.mountpoint);
+	int under;
+
+	if (!o->securityfs || !strcmp(o->securityfs, "none"))
+		return -1;
+	if (o->securityfs[0] == '/')
+		abs = strdup(o->securityfs);
+	else if ((dir = getcwd(NULL, 0))) {
+		if (asprintf(&abs, "%s/%s", dir, o->securityfs) < 0)
+			abs = NULL;
+		free(dir);
+	} else {
+		abs = NULL;
+	}
+	if (!abs) {
+		fprintf(stderr, "uevmfs: securityfs=%s: %m\n", o->securityfs);
+		return 2;
+	}
+	/* The directory may not exist yet: its parent's real path then. */
+	real = realpath(abs, NULL);
+	if (!real && (slash = strrchr(abs, '/')) && slash != abs) {
+		*slash = '\0';
+		dir = realpath(abs, NULL);
+		*slash = '/';
+		if (dir && asprintf(&real, "%s%s", strcmp(dir, "/") ? dir : "", slash) < 0)
+			real = NULL;
+		free(dir);
+	}
+	under = real && (n == 1 || (!strncmp(real, ufs.mountpoint, n) &&
+				    (real[n] == '/' || real[n] == '\0')));
+	free(real);
+	if (under) {
+		fprintf(stderr, "uevmfs: securityfs=%s: below the mount point %s: put the "
+			"control tree elsewhere\n", o->securityfs, ufs.mountpoint);
+		free(abs);
+		return 2;
+	}
+	free(o->securityfs);
+	o->securityfs = abs;	/* opts_free frees it */
+	return -1;
+}
+
 /* Options, SOURCE and MOUNTPOINT: -1 to go on, else the exit status. */
 static int parse_args(struct fuse_args *args, struct opts *o)
 {
@@ -1037,7 +1088,7 @@ static int parse_args(struct fuse_args *args, struct opts *o)
 		fprintf(stderr, "uevmfs: %s: %s\n", o->mountpoint, strerror(errno));
 		return 2;
 	}
-	return -1;
+	return securityfs_dir_check(o);
 }
 
 /* Make sure fds 0, 1 and 2 are open (on /dev/null if they were not). */

@@ -313,6 +313,8 @@ void ufs_warn_source_holders(void);
 /* holders.c: before mounting, uevmfs's own working directory and the
  * directory fds it inherited stop leading into SOURCE. */
 void ufs_leave_source(void);
+/* inode.c: is FD on the private copy of SOURCE's mounts? */
+bool ufs_is_copy_fd(int fd);
 
 /* audit_log.c: records as lines of an audit log file */
 int ufs_audit_log_open(const char *path);

@@ -8,7 +8,9 @@
 #  - not root: refused; SIGTERM unmounts and exits 0;
 #  - the measurement list survives a remount (replayed, not restarted);
 #  - exec is told apart from read: a BPRM_CHECK-only policy lets a changed
-#    program be read but not run.
+#    program be read but not run;
+#  - a control tree below the mount point is refused at start (its mkdir
+#    waited on uevmfs itself, which hung there for a review).
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
@@ -110,3 +112,12 @@ check "BPRM_CHECK-only policy: the changed program can be read" \
 expect_match "BPRM_CHECK-only policy: but not executed" 'Permission denied' "$("$M/prog" 2>&1)"
 expect_match "  audited with the cause" ' cause=invalid-hash ' "$(ufs_records invalid-hash "$M/prog")"
 ufs_umount "$M"
+
+# ---- a control tree below the mount point ------------------------------------------
+out=$(timeout -s KILL 60 "$UEVMFS" "$S" -f -o "key=raw:$KEY,ml=none,securityfs=$S/sec,nosyslog" 2>&1)
+rc=$?
+[ "$rc" = 2 ] || umount -l "$S" 2>/dev/null	# a hung mount (the old code)
+expect_eq "securityfs below the mount point: refused, exit 2 (no hang)" 2 "$rc"
+expect_match "  naming the cause" "securityfs=$S/sec: below the mount point" "$out"
+expect_eq "  nothing was mounted" "" "$(findmnt -rn -o TARGET | grep -Fx "$S")"
+

@@ -12,7 +12,10 @@
 # runs, the same unlabelled program on ext4 runs (the rule is btrfs's), and
 # a read of a btrfs file is measured while one on ext4 is not (an attack
 # review ran the unlabelled btrfs program when the copy's mounts had no
-# names).  And names read back from the copy: a file moved out of SOURCE
+# names).  With 300 mounts listed before the btrfs one (a review found
+# names past 256 dropped), and a tmpfs stacked on a ramfs (the copy holds
+# the top one; a review found it named after the one beneath) under
+#     appraise func=BPRM_CHECK fsname=tmpfs  And names read back from the copy: a file moved out of SOURCE
 # while open is measured as MOUNTPOINT/?, not as MOUNTPOINT itself (the
 # copy's root, which the kernel names it then).
 source "$(dirname "$0")/../lib.sh"
@@ -24,7 +27,17 @@ KEY=$T/key
 make_key "$KEY"
 S=$T/src
 M=$T/mnt
-mkdir -p "$S/plain" "$S/bt" "$M"
+mkdir -p "$S/plain" "$S/bt" "$S/x" "$M"
+mount -t ramfs ramfs "$S/x" && mount -t tmpfs tmpfs "$S/x" ||
+	{ fail "a tmpfs on a ramfs"; exit 1; }
+on_exit "umount '$S/x'; umount '$S/x'"
+for i in $(seq 300); do
+	mkdir -p "$S/many/$i"
+	mount -t ramfs ramfs "$S/many/$i" || { fail "ramfs mount $i"; exit 1; }
+done
+on_exit "umount '$S'/many/* 2>/dev/null"
+printf '#!/bin/sh\necho UNLABELLED RAN\n' >"$S/x/prog"
+chmod 755 "$S/x/prog"
 truncate -s 160M "$T/bt.img"
 mkfs.btrfs -q -f "$T/bt.img" >/dev/null || { fail "mkfs.btrfs makes an image"; exit 1; }
 mount -o loop "$T/bt.img" "$S/bt" || { fail "the btrfs image mounts"; exit 1; }
@@ -44,6 +57,7 @@ check "fixture: a btrfs file's st_dev is not its mount's" \
 	"$(mountpoint -d "$S/bt" | awk -F: '{ print $1 * 256 + $2 }')"
 cat >"$T/policy" <<'EOF'
 appraise func=BPRM_CHECK fsname=btrfs
+appraise func=BPRM_CHECK fsname=tmpfs
 measure func=FILE_CHECK mask=MAY_READ fsname=btrfs
 EOF
 
@@ -59,8 +73,10 @@ for where in elsewhere over; do
 	expect_match "$where: ... audited (missing-hash)" "op=appraise_data" \
 		"$(ufs_records missing-hash "$mnt/bt/vol/prog")"
 	expect_eq "$where: the labelled program on btrfs runs" good "$("$mnt/bt/vol/good")"
-	expect_eq "$where: the unlabelled program on ext4 runs (the rule is btrfs's)" \
+	expect_eq "$where: the unlabelled program on ext4 runs (the rules are btrfs's, tmpfs's)" \
 		"UNLABELLED RAN" "$("$mnt/plain/prog")"
+	expect_match "$where: the unlabelled program on the tmpfs stacked on a ramfs is refused" \
+		"Permission denied" "$("$mnt/x/prog" 2>&1)"
 	cat "$mnt/bt/vol/data" "$mnt/plain/data" >/dev/null
 	ml=$(cat "$T/sec/ima/ascii_runtime_measurements")
 	expect_match "$where: the read on btrfs is measured" " $mnt/bt/vol/data\$" "$ml"

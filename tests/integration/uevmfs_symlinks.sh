@@ -20,6 +20,10 @@
 #    refuses to run it, since uevmfs holds SOURCE through a private
 #    noexec copy of its mount (its descriptors run nothing, not even a
 #    labelled program).  The caller's own /proc/self/fd stays followable;
+#  - a file uevmfs opens itself in SOURCE (an audit log there: its content
+#    the offline attacker's) is reopened through the copy before the mount,
+#    so that /proc/PID/fd/N maps nothing executable (a review loaded a
+#    library planted as the audit log that way), and records still reach it;
 #  - the payload by its own name is refused as before, links that stay in
 #    the tree work, and `uevm verify` warns about links that leave the tree.
 source "$(dirname "$0")/../lib.sh"
@@ -162,7 +166,8 @@ expect_eq "over SOURCE: uevmfs exits 0 after the unmount" 0 $?
 
 # uevmfs DIR: one argument means DIR DIR.  Started in DIR with a directory
 # of it open as fd 7: its working directory and that fd would lead around
-# the mount (/proc/PID/cwd, /proc/PID/fd/7) as its own descriptors did.
+# the mount (/proc/PID/cwd, /proc/PID/fd/7) as its own descriptors did;
+# it leaves the one and reopens the other through the copy.
 : >"$T/audit.log"
 (cd "$S" && exec 7<"$S/other" && exec "$UEVMFS" "$S" -f -o "$OPTS,securityfs=none") \
 	>>"$T/uevmfs.stderr" 2>&1 &
@@ -176,10 +181,10 @@ expect_match "uevmfs DIR: audited by the payload's name" "op=appraise_data" \
 	"$(ufs_records missing-hash "$S/other/payload")"
 expect_eq "uevmfs DIR: its working directory is / once mounted" "/" \
 	"$(readlink "/proc/$UFS_PID/cwd")"
-check "uevmfs DIR: the inherited fd 7 into SOURCE is closed (the number may be reused)" \
+check "uevmfs DIR: the inherited fd 7 no longer leads into SOURCE itself" \
 	test "$(readlink "/proc/$UFS_PID/fd/7")" != "$S/other"
-expect_match "uevmfs DIR: ... and named on stderr" "closing fd 7, a directory in SOURCE" \
-	"$(cat "$T/uevmfs.stderr")"
+expect_match "uevmfs DIR: ... nothing runs through it (reopened on the copy)" \
+	"Permission denied|No such file" "$("/proc/$UFS_PID/fd/7/payload" 2>&1)"
 ln -s "/dev/fd/../../$UFS_PID/cwd/other/payload" "$T/raw/bin/prog9"
 out=$("$S/bin/prog9" 2>&1)
 expect_eq "uevmfs DIR: the payload did not run through its cwd" "" "$(grep PAYLOAD <<<"$out")"
@@ -187,3 +192,31 @@ expect_match "uevmfs DIR: ... the link leads nowhere" "No such file or directory
 fusermount3 -u "$S"
 wait "$UFS_PID"
 expect_eq "uevmfs DIR: exits 0 after the unmount" 0 $?
+
+# ---- a file uevmfs opens itself in SOURCE: the audit log ---------------------------
+mkdir -p "$S/log"
+"$UEVMFS" "$S" -f -o "key=raw:$KEY,ml=none,audit_log=$S/log/audit.log,nosyslog,securityfs=none" \
+	>>"$T/uevmfs.stderr" 2>&1 &
+UFS_PID=$!
+UFS_PIDS+=("$UFS_PID")
+UFS_MOUNTS+=("$S")
+wait_quiet "$WAIT_S" ufs_up_or_gone "$S" "$UFS_PID"
+check "audit log in SOURCE: mounted over SOURCE" ufs_mounted "$S" fuse.uevmfs
+"$S/other/payload" >/dev/null 2>&1
+afd=
+for l in /proc/"$UFS_PID"/fd/*; do
+	case $(readlink "$l") in */log/audit.log) afd=${l##*/} ;; esac
+done
+expect_eq "audit log in SOURCE: uevmfs's descriptor of it is on the copy" "/log/audit.log" \
+	"$(readlink "/proc/$UFS_PID/fd/$afd")"
+expect_match "audit log in SOURCE: it cannot be mapped executable through /proc/PID/fd" \
+	"PermissionError" "$(python3 -c 'import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+mmap.mmap(fd, 1, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+print("MAPPED")' "/proc/$UFS_PID/fd/$afd" 2>&1)"
+check "audit log in SOURCE: records still reach it" \
+	grep -q "cause=missing-hash" "$T/raw/log/audit.log"
+fusermount3 -u "$S"
+wait "$UFS_PID"
+expect_eq "audit log in SOURCE: uevmfs exits 0 after the unmount" 0 $?
+
