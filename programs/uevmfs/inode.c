@@ -62,18 +62,6 @@ int ufs_devfd(dev_t dev)
 	return fd;
 }
 
-/*
- * SOURCE, held through a private copy of its mount (and of the mounts
- * below it): in no namespace, noexec, nosuid, nodev.  Every descriptor
- * uevmfs holds is a path for root as /proc/PID/fd/N, beneath the mount
- * over SOURCE, and a symlink planted in SOURCE can lead there through
- * stock links (/dev/fd) that no look at its target's text can follow (an
- * attack review ran an unlabelled program that way).  Through the copy
- * nothing runs, as a program or as a library mapped executable; it can
- * still be read (uevmfs(8)).  Without the copy (no CAP_SYS_ADMIN, Linux
- * before 5.12) SOURCE itself, as before.  Names read from the copy's
- * descriptors start at SOURCE's root (hooks.c, display_name).
- */
 /* mountinfo's octal escapes (\040 for a space...) undone in place. */
 static void unescape(char *s)
 {
@@ -190,6 +178,18 @@ static int name_copy_mounts(int copy, const char *source)
 	return 0;
 }
 
+/*
+ * SOURCE, held through a private copy of its mount (and of the mounts
+ * below it): in no namespace, noexec, nosuid, nodev.  Every descriptor
+ * uevmfs holds is a path for root as /proc/PID/fd/N, beneath the mount
+ * over SOURCE, and a symlink planted in SOURCE can lead there through
+ * stock links (/dev/fd) that no look at its target's text can follow (an
+ * attack review ran an unlabelled program that way).  Through the copy
+ * nothing runs, as a program or as a library mapped executable; it can
+ * still be read (uevmfs(8)).  Without the copy (no CAP_SYS_ADMIN, Linux
+ * before 5.12) SOURCE itself, as before.  Names read from the copy's
+ * descriptors start at SOURCE's root (hooks.c, display_name).
+ */
 static int source_open(const char *source, bool *copy)
 {
 	/* Private: the host's mount events (an unmount below SOURCE) do not

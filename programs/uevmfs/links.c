@@ -155,9 +155,11 @@ int ufs_link_check(fuse_req_t req, struct ufs_inode *in, const char *target)
 	const char *cause;
 	int err;
 
-	/* Over SOURCE only a magic link leads around the mount, and a
-	 * target that reaches /proc names it (uevmfs is never under /proc):
-	 * the rest is answered without a look at the caller. */
+	/* Over SOURCE the text is looked at only for /proc magic links,
+	 * which a target can reach lexically only by naming /proc (uevmfs
+	 * is never under it): the rest is answered without a look at the
+	 * caller.  (A chain of stock links hides them; there the copy of
+	 * SOURCE's mounts holds, inode.c.) */
 	if (mode == INTEGRITY_MODE_OFF || (ufs.over_source && !strstr(target, "proc")))
 		return 0;
 	ufs_req_cred(req, &cred);
