@@ -97,8 +97,8 @@ static bool named_mount(uint64_t mnt, char *out, size_t len)
 
 /* The filesystem type name of F's mount, as the kernel's sb->s_type->name:
  * found by F's mount ID (statx), not by its st_dev (a btrfs subvolume's
- * files carry a device number of their own), in the mountinfo of the
- * opener PID (its mount namespace may not be ours), then in this
+ * files carry a device number of their own): among the mounts a front-end
+ * named (integrity_mount_fsname), in the mountinfo of the opener PID (its mount namespace may not be ours), then in this
  * thread's (a walk's may be a copy of the process's: uevm's walk_tree); by
  * st_dev only when neither has the ID.  Cached by mount ID and device
  * together (mount IDs are system-wide; one reused later by another mount
@@ -117,8 +117,6 @@ static void fsname_of(const struct uevm_file *f, pid_t pid, char *out, size_t le
 	if (statx(f->fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) == 0 &&
 	    (stx.stx_mask & STATX_MNT_ID))
 		mnt = stx.stx_mnt_id;
-	if (mnt && named_mount(mnt, out, len))
-		return;
 	pthread_mutex_lock(&lock);
 	for (unsigned int i = 0; i < used; i++)
 		if (cache[i].mnt == mnt && cache[i].dev == dev) {
@@ -127,7 +125,8 @@ static void fsname_of(const struct uevm_file *f, pid_t pid, char *out, size_t le
 			return;
 		}
 	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
-	if (!(mnt && pid > 0 && mountinfo_type(path, mnt, dev, out, len)) &&
+	if (!(mnt && named_mount(mnt, out, len)) &&
+	    !(mnt && pid > 0 && mountinfo_type(path, mnt, dev, out, len)) &&
 	    !(mnt && mountinfo_type("/proc/thread-self/mountinfo", mnt, dev, out, len)))
 		mountinfo_type("/proc/thread-self/mountinfo", 0, dev, out, len);
 	if (out[0]) {

@@ -195,12 +195,7 @@ expect_eq "uevmfs DIR: exits 0 after the unmount" 0 $?
 
 # ---- a file uevmfs opens itself in SOURCE: the audit log ---------------------------
 mkdir -p "$S/log"
-"$UEVMFS" "$S" -f -o "key=raw:$KEY,ml=none,audit_log=$S/log/audit.log,nosyslog,securityfs=none" \
-	>>"$T/uevmfs.stderr" 2>&1 &
-UFS_PID=$!
-UFS_PIDS+=("$UFS_PID")
-UFS_MOUNTS+=("$S")
-wait_quiet "$WAIT_S" ufs_up_or_gone "$S" "$UFS_PID"
+ufs_mount "$S" "$S" "key=raw:$KEY,ml=none,audit_log=$S/log/audit.log,nosyslog" || exit 1
 check "audit log in SOURCE: mounted over SOURCE" ufs_mounted "$S" fuse.uevmfs
 "$S/other/payload" >/dev/null 2>&1
 afd=
@@ -216,7 +211,5 @@ mmap.mmap(fd, 1, prot=mmap.PROT_READ | mmap.PROT_EXEC)
 print("MAPPED")' "/proc/$UFS_PID/fd/$afd" 2>&1)"
 check "audit log in SOURCE: records still reach it" \
 	grep -q "cause=missing-hash" "$T/raw/log/audit.log"
-fusermount3 -u "$S"
-wait "$UFS_PID"
-expect_eq "audit log in SOURCE: uevmfs exits 0 after the unmount" 0 $?
+ufs_umount "$S"
 
