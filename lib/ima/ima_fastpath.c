@@ -82,7 +82,7 @@ static enum may rule_may_match(const struct ima_rule_entry *r,
 
 /* What any caller could be asked to do for (FUNC, MASK). */
 struct wanted {
-	int action;		/* IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT */
+	int action;		/* IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT | IMA_HASH */
 	uint64_t pcrs;		/* PCRs a measure rule could name */
 	int default_pcr;	/* the list's, for rules without pcr= */
 	unsigned int flags;	/* IMA_DIGSIG_REQUIRED, ... of appraise rules */
@@ -103,14 +103,16 @@ static void possible_actions(const struct ima_policy *p,
 		enum may m;
 
 		if (!(r->action & (IMA_MEASURE | IMA_DONT_MEASURE | IMA_APPRAISE |
-				   IMA_DONT_APPRAISE | IMA_AUDIT)) ||
+				   IMA_DONT_APPRAISE | IMA_AUDIT | IMA_HASH |
+				   IMA_DONT_HASH)) ||
 		    (family & decided))
 			continue;
 		m = rule_may_match(r, ff, func, mask);
 		if (m == MATCH_NO)
 			continue;
 		if (r->action & IMA_DO_MASK) {
-			w->action |= r->action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT);
+			w->action |= r->action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT |
+						  IMA_HASH);
 			if (r->action & IMA_MEASURE)
 				w->pcrs |= 1ULL << ((r->flags & IMA_PCR) ? r->pcr
 									 : w->default_pcr);
@@ -198,7 +200,7 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 	struct integrity_iint_cache *iint;
 	struct integrity_stamp stamp;
 	struct file_facts ff;
-	bool ok = true;
+	bool ok = true, rehash = false;
 
 	const unsigned int known = (1U << FILE_CHECK) | (1U << BPRM_CHECK) | (1U << CREDS_CHECK);
 
@@ -229,11 +231,16 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 
 			possible_actions(p, &ff, (enum ima_hooks)func, masks[i], &w);
 			ok = all_done(iint, (enum ima_hooks)func, masks[i], &w);
+			if (!exec && (masks[i] & (MAY_WRITE | MAY_APPEND)) &&
+			    (w.action & (IMA_APPRAISE | IMA_HASH)))
+				rehash = true;
 		}
 	}
-	/* Write opens will not be seen: a write open of this good content
-	 * would have been allowed and marked for the rehash on last close. */
-	if (ok && (funcs & (1U << FILE_CHECK)))
+	/* Write opens will not be seen: mark the rehash at the last close
+	 * that one would have asked for -- under an appraise rule (this
+	 * content passed it) or a hash rule, as ima_file_check does.  A file
+	 * no such rule covers keeps its label, seen or not. */
+	if (ok && rehash && (funcs & (1U << FILE_CHECK)))
 		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
 	integrity_iint_unlock(iint);
 	integrity_iint_put(s->cache, iint);

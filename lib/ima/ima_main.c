@@ -368,7 +368,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	char fsname[32];
 	int pcr, ret = 0;
 	bool measure, do_appraise, do_audit, fresh, have_hashed = false, read_x = false;
-	bool pass, no_verity = false;
+	bool pass, writer, no_verity = false;
 	struct stat now, hashed;
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
@@ -378,7 +378,11 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 			 &res);
 	if (in.func == FILE_CHECK && (ev->mask & (MAY_WRITE | MAY_APPEND)) && ev->readers)
 		ima_tomtou_check(s, ev, res.template_name);
-	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)))
+	writer = ev->mask & (MAY_WRITE | MAY_APPEND);
+	/* A writer also goes on when its close is to rehash: under a hash
+	 * rule, or as the open that created the file. */
+	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)) &&
+	    !(writer && (ev->created || (res.action & IMA_HASH))))
 		return 0;
 	/* The PCR the list resolves -1 to: the measured-PCR bit must name it. */
 	pcr = res.pcr >= 0 ? res.pcr : ima_store_default_pcr(s);
@@ -508,9 +512,17 @@ decide:
 					    "write-to-signed-file", -EACCES, false);
 		pass = false;
 	}
-	/* Opened for writing a good (or new) file: rehash at the last close. */
-	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
-	    (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE)))
+	/* The open that created the file, writing again after a front-end
+	 * relabelled it early (uevmfs at a FLUSH of a dup'ed descriptor):
+	 * the file is new until that open's last close, as the kernel keeps
+	 * IMA_NEW_FILE from the create to the last writer's close. */
+	if (writer && ev->created)
+		integrity_iint_set_flags(iint, IMA_NEW_FILE, 0);
+	/* Opened for writing a good (or new) file: rehash at the last close.
+	 * A hash rule rehashes what no appraise rule covers (the kernel's
+	 * IMA_HASH); under one, a failing file stays failing. */
+	if (writer && (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE) ||
+		       ((res.action & IMA_HASH) && !(res.action & IMA_APPRAISE))))
 		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
 	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
 	    (pass || !(res.action & IMA_APPRAISE) ||

@@ -17,7 +17,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "uevmfs.h"
 
 static bool stamp_now(struct ufs_inode *in, struct integrity_stamp *out)
@@ -36,6 +38,9 @@ static bool same(const struct integrity_stamp *a, const struct integrity_stamp *
 	       a->size == b->size;
 }
 
+static void fresh_arm(struct ufs_inode *in, const struct uevm_file *f,
+		      const struct ufs_file *owner);
+
 void ufs_own_add(struct ufs_inode *in)
 {
 	pthread_mutex_lock(&in->own_lock);
@@ -47,7 +52,11 @@ void ufs_own_add(struct ufs_inode *in)
 		/* Unreadable: nothing to compare with, assume the worst. */
 		if (!stamp_now(in, &in->own_stamp))
 			in->own_foreign = true;
+		/* A create continued (ufs_own_take_fresh): changed since? */
+		else if (in->fresh_expect && !same(&in->own_stamp, &in->fresh_expect_stamp))
+			in->own_foreign = true;
 	}
+	in->fresh_expect = false;
 	pthread_mutex_unlock(&in->own_lock);
 }
 
@@ -90,11 +99,96 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh)
 				    h->ev.cred, "update_xattr", "changed-behind-mount",
 				    -EPERM, false);
 	integrity_file_free(ufs.sys, &h->ev);
+	/* The creating open relabelled its file early (a FLUSH): its next
+	 * write continues the create, if the content is still that. */
+	if (fh && fh->created && !in->own_foreign)
+		fresh_arm(in, &h->file, fh);
 	ufs_own_end(in);
 drop:
 	pthread_mutex_lock(&in->own_lock);
 	if (in->own_writers && --in->own_writers == 0)
 		in->own_foreign = false;
+	pthread_mutex_unlock(&in->own_lock);
+}
+
+/*
+ * A new file keeps its creator's standing until that open's last close,
+ * as the kernel's IMA_NEW_FILE does: its close rehashes whatever the
+ * policy says about the file.  uevmfs ends a writer early -- at the FLUSH
+ * of a shell's dup'ed descriptor, after labelling a mknod'ed file -- so
+ * the open's next write (a mknod'ed file's first writer) takes that
+ * standing over.  Only while the content is still the one labelled then,
+ * hashed again: a stamp read after our own relabel would also take in a
+ * write made behind the mount just after it (an attack review timed one
+ * there with inotify).  From that hash on, own_add's stamp must not move.
+ */
+static void fresh_arm(struct ufs_inode *in, const struct uevm_file *f,
+		      const struct ufs_file *owner)
+{
+	struct uevm_xattr_value v;
+	uint8_t *val = NULL;
+	size_t size = 0;
+	ssize_t n;
+
+	in->fresh = false;
+	n = uevm_getxattr_alloc(f, UEVM_XATTR_IMA, &val, &size);
+	uevm_xattr_value_init(&v);
+	/* A digest uevmfs wrote; never a signature. */
+	if (n > 0 && (val[0] == UEVM_IMA_XATTR_DIGEST || val[0] == UEVM_IMA_XATTR_DIGEST_NG) &&
+	    uevm_ima_xattr_parse(val, (size_t)n, &v) == 0 && v.algo >= 0 &&
+	    v.digest_len <= sizeof(in->fresh_digest) &&
+	    v.digest_len == uevm_hash_algo_digest_size(v.algo)) {
+		in->fresh = true;
+		in->fresh_owner = owner;
+		in->fresh_algo = v.algo;
+		memcpy(in->fresh_digest, v.digest, v.digest_len);
+	}
+	free(val);
+}
+
+void ufs_own_fresh(struct ufs_inode *in, const struct uevm_file *f)
+{
+	pthread_mutex_lock(&in->own_lock);
+	fresh_arm(in, f, NULL);
+	pthread_mutex_unlock(&in->own_lock);
+}
+
+bool ufs_own_take_fresh(struct ufs_inode *in, const struct ufs_file *fh)
+{
+	uint8_t d[64];
+	struct stat a, b;
+	bool fresh = false;
+	int fd;
+
+	pthread_mutex_lock(&in->own_lock);
+	if (!in->fresh || in->fresh_owner != fh) {
+		pthread_mutex_unlock(&in->own_lock);
+		return false;
+	}
+	in->fresh = false;
+	fd = ufs_reopen(in, O_RDONLY | O_NOCTTY);
+	if (fd >= 0 && fstat(fd, &a) == 0 &&
+	    uevm_hash_fd(fd, in->fresh_algo, d) == 0 && fstat(fd, &b) == 0) {
+		struct integrity_stamp sa, sb;
+
+		integrity_stamp_of(&a, &sa);
+		integrity_stamp_of(&b, &sb);
+		fresh = same(&sa, &sb) &&
+			!memcmp(d, in->fresh_digest, uevm_hash_algo_digest_size(in->fresh_algo));
+		in->fresh_expect = fresh;
+		in->fresh_expect_stamp = sb;
+	}
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(&in->own_lock);
+	return fresh;
+}
+
+void ufs_own_fresh_drop(struct ufs_inode *in, const struct ufs_file *owner)
+{
+	pthread_mutex_lock(&in->own_lock);
+	if (in->fresh_owner == owner)
+		in->fresh = false;
 	pthread_mutex_unlock(&in->own_lock);
 }
 

@@ -46,6 +46,9 @@ static int file_register(struct ufs_file *fh)
 		return err;
 	h.ev.mask = fh->mask;
 	h.ev.func = FILE_CHECK;
+	/* The creating open, writing again after its FLUSH relabelled the
+	 * file: still the create (behind.c, ufs_own_take_fresh). */
+	h.ev.created = fh->created && ufs_own_take_fresh(fh->inode, fh);
 	err = integrity_file_check(ufs.sys, &h.ev);
 	ufs_hook_end(&h);
 	if (!err) {
@@ -246,6 +249,8 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	h.ev.mask = mask;
 	h.ev.func = FILE_CHECK;
 	h.ev.readers = atomic_load(&in->readers);
+	/* The first writer of a file mknod made continues its create. */
+	h.ev.created = writer && ufs_own_take_fresh(in, NULL);
 	err = integrity_file_check(ufs.sys, &h.ev);
 	if (!err && (flags & UFS_FMODE_EXEC))
 		err = integrity_bprm_check(ufs.sys, &h.ev, ufs.nosuid);
@@ -271,9 +276,23 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 	ufs_hook_end(&h);
 	if (!err)
 		err = ufs_file_new(in, fd, mask, flags & O_TRUNC, &cred, out);
+	if (!err)
+		(*out)->created = h.ev.created;
 	if (err && fd >= 0)
 		close(fd);
 	return err;
+}
+
+/* FH's last writer close (FH->lock held exclusive).  A create ends with
+ * its open: no later write continues it. */
+static void file_end(struct ufs_file *fh)
+{
+	bool created = fh->created;
+
+	fh->created = false;
+	ufs_file_unregister(fh);
+	if (created)
+		ufs_own_fresh_drop(fh->inode, fh);
 }
 
 /* ST: a stat of FH's fd from this open, or NULL. */
@@ -292,7 +311,7 @@ static void reply_opened(fuse_req_t req, struct ufs_file *fh,
 	if (r == -ENOENT) {
 		/* The caller was interrupted: no release will come. */
 		pthread_rwlock_wrlock(&fh->lock);
-		ufs_file_unregister(fh);
+		file_end(fh);
 		pthread_rwlock_unlock(&fh->lock);
 		if (e)
 			ufs_forget_one(fh->inode, 1);
@@ -400,6 +419,8 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 	}
 	if (!err)
 		err = ufs_file_new(in, fd, mask, true, &cred, &fh);
+	if (!err)
+		fh->created = writer_mask(mask);
 	if (err) {
 		close(fd);
 		ufs_forget_one(in, 1);
@@ -503,7 +524,7 @@ void ufs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	pthread_rwlock_wrlock(&fh->lock);
-	ufs_file_unregister(fh);
+	file_end(fh);
 	pthread_rwlock_unlock(&fh->lock);
 	ufs_file_destroy(fh);
 	fuse_reply_err(req, 0);

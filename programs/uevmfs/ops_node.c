@@ -190,7 +190,7 @@ void ufs_readlink(fuse_req_t req, fuse_ino_t ino)
  * as an open for write and close of a new file, so it gets security.ima
  * at once, as an O_CREAT open would. */
 static void new_object(fuse_req_t req, struct ufs_inode *dir, const char *name,
-		       int op_err)
+		       int op_err, int fd)
 {
 	struct fuse_entry_param e;
 	struct integrity_cred cred;
@@ -201,7 +201,14 @@ static void new_object(fuse_req_t req, struct ufs_inode *dir, const char *name,
 		fuse_reply_err(req, op_err);
 		return;
 	}
-	err = ufs_do_lookup(dir, name, &e);
+	/* FD: the object made, entered as it is (a lookup by NAME could find
+	 * another file renamed over it in SOURCE meanwhile). */
+	if (fd >= 0) {
+		err = ufs_enter_fd(fd, &e);
+		close(fd);
+	} else {
+		err = ufs_do_lookup(dir, name, &e);
+	}
 	if (err) {
 		fuse_reply_err(req, -err);
 		return;
@@ -216,6 +223,8 @@ static void new_object(fuse_req_t req, struct ufs_inode *dir, const char *name,
 			h.ev.func = FILE_CHECK;
 			if (integrity_file_check(ufs.sys, &h.ev) == 0)
 				integrity_file_free(ufs.sys, &h.ev);
+			/* Its first writer continues the create. */
+			ufs_own_fresh(ufs_inode(e.ino), &h.file);
 		}
 		ufs_hook_end(&h);
 		fstatat(ufs_inode(e.ino)->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
@@ -227,13 +236,22 @@ void ufs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 	       dev_t rdev)
 {
 	struct ufs_inode *dir = ufs_inode(parent);
-	int r;
+	int r, fd = -1;
 
 	ufs_as_caller(req);
-	r = mknodat(dir->fd, name, ufs_create_mode(req, mode), rdev);
-	r = r < 0 ? errno : 0;
+	if (S_ISREG(mode)) {
+		/* Made by an exclusive open, which holds the very file made:
+		 * new_object labels that one.  (A regular file's mknod is an
+		 * O_CREAT|O_EXCL open of nothing.) */
+		fd = openat(dir->fd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_NOCTTY | O_CLOEXEC, ufs_create_mode(req, mode) & 07777);
+		r = fd < 0 ? errno : 0;
+	} else {
+		r = mknodat(dir->fd, name, ufs_create_mode(req, mode), rdev);
+		r = r < 0 ? errno : 0;
+	}
 	ufs_as_daemon();
-	new_object(req, dir, name, r);
+	new_object(req, dir, name, r, fd);
 }
 
 void ufs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -245,7 +263,7 @@ void ufs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 	r = mkdirat(dir->fd, name, ufs_create_mode(req, mode));
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
-	new_object(req, dir, name, r);
+	new_object(req, dir, name, r, -1);
 }
 
 void ufs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
@@ -258,7 +276,7 @@ void ufs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
 	r = symlinkat(link, dir->fd, name);
 	r = r < 0 ? errno : 0;
 	ufs_as_daemon();
-	new_object(req, dir, name, r);
+	new_object(req, dir, name, r, -1);
 }
 
 void ufs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,

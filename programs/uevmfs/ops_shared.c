@@ -190,6 +190,10 @@ static int shared_get(fuse_req_t req, struct ufs_inode *in, struct ufs_file **ou
 		if (!err) {
 			h.ev.mask = MAY_WRITE;
 			h.ev.func = FILE_CHECK;
+			/* The first writer of a file mknod made continues its
+			 * create, to this writer's end (no later one does:
+			 * no close is seen to end the create). */
+			h.ev.created = ufs_own_take_fresh(in, NULL);
 			err = integrity_file_check(ufs.sys, &h.ev);
 			if (!err) {
 				fd = ufs_reopen(in, O_RDWR | O_CLOEXEC);

@@ -55,6 +55,15 @@ struct ufs_inode {
 	bool own_foreign;		/* SOURCE changed behind the mount */
 	struct integrity_stamp own_stamp; /* the stamp our last change left */
 	struct ufs_stream *stream;	/* content hashed as written (own_lock) */
+	/* New, labelled by uevmfs with this digest: a writer continues the
+	 * create (own_lock; behind.c, ufs_own_fresh). */
+	bool fresh;
+	const struct ufs_file *fresh_owner; /* the creating open; NULL: any */
+	int fresh_algo;
+	uint8_t fresh_digest[64];
+	/* Taken with the content at this stamp: own_add expects it. */
+	bool fresh_expect;
+	struct integrity_stamp fresh_expect_stamp;
 };
 
 struct ufs {
@@ -111,6 +120,7 @@ struct ufs_file {
 	bool registered;		/* a writer the integrity layer counts */
 	bool reader;			/* counted in inode->readers */
 	atomic_bool written;		/* data written since registered */
+	bool created;			/* the open that made the file (lock) */
 	struct integrity_cred cred;	/* the opener's */
 };
 
@@ -270,6 +280,15 @@ void ufs_own_add(struct ufs_inode *in);
 void ufs_own_begin(struct ufs_inode *in);
 void ufs_own_end(struct ufs_inode *in);
 void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh);
+/* A new file's labels were just written to F (mknod: OWNER NULL), or by
+ * the relabel at a FLUSH of OWNER, the open that created it:
+ * ufs_own_fresh.  A writer takes that with ufs_own_take_fresh (OWNER's
+ * own next write, or the first writer of a mknod'ed file: FH NULL): true
+ * when the content is still the one labelled, to be checked as the create
+ * it continues.  ufs_own_fresh_drop when OWNER is released. */
+void ufs_own_fresh(struct ufs_inode *in, const struct uevm_file *f);
+bool ufs_own_take_fresh(struct ufs_inode *in, const struct ufs_file *fh);
+void ufs_own_fresh_drop(struct ufs_inode *in, const struct ufs_file *owner);
 /* The regular file NAME in DIR if the kernel knows it (a reference:
  * ufs_own_put), or NULL. */
 struct ufs_inode *ufs_own_by_name(struct ufs_inode *dir, const char *name);
