@@ -86,12 +86,14 @@ for fo in off on; do
 		# The same, timed as an attacker would: at the instant the
 		# FLUSH's relabel writes security.ima (inotify IN_ATTRIB on
 		# SOURCE), before uevmfs has looked at the file again.  A
-		# review had the planted lines labelled this way 8 times in 20.
-		for i in 1 2 3 4 5; do
+		# review had the planted lines labelled this way 8 times in 20
+		# (each race is run many times: the mknod one below won 1 in 8
+		# against the code before its fix here).
+		for i in $(seq 10); do
 			python3 "$TESTS_DIR/inotify_act.py" "$S" "r$i" attrib pwrite \
-				$'20:\necho PLANTED\n' >"$T/act.out" 2>&1 &
+				$'20:\necho PLANTED\n' >"$T/act$i.out" 2>&1 &
 			act=$!
-			wait_quiet "$WAIT_S" grep -q ready "$T/act.out"
+			wait_quiet "$WAIT_S" grep -q ready "$T/act$i.out"
 			exec 9>"$M/r$i"
 			exec 8>&9 8>&-		# the FLUSH: relabelled, empty
 			wait "$act"
@@ -100,7 +102,7 @@ for fo in off on; do
 			chmod 755 "$M/r$i"
 			out=$("$M/r$i" 2>&1)
 			expect_eq "timed plant $i: the attacker wrote after the relabel" acted \
-				"$(tail -n 1 "$T/act.out")"
+				"$(tail -n 1 "$T/act$i.out")"
 			expect_eq "timed plant $i: the planted line did not run" "" \
 				"$(grep PLANTED <<<"$out")"
 			expect_match "timed plant $i: ... the program is refused" \
@@ -110,16 +112,16 @@ for fo in off on; do
 		# mknod's name swapped in SOURCE (at IN_CREATE) for a program
 		# of the attacker's: the file made is labelled, not the one
 		# that took its name.
-		for i in 1 2 3; do
+		for i in $(seq 20); do
 			printf '#!/bin/sh\necho EVIL\n' >"$S/.evil$i"
 			chmod 755 "$S/.evil$i"
 			python3 "$TESTS_DIR/inotify_act.py" "$S" "m$i" create rename-over \
-				".evil$i" >"$T/act.out" 2>&1 &
+				".evil$i" >"$T/mknod$i.out" 2>&1 &
 			act=$!
-			wait_quiet "$WAIT_S" grep -q ready "$T/act.out"
+			wait_quiet "$WAIT_S" grep -q ready "$T/mknod$i.out"
 			python3 -c 'import os, sys; os.mknod(sys.argv[1], 0o100755)' "$M/m$i"
 			wait "$act"
-			expect_eq "mknod swap $i: the name was swapped" acted "$(tail -n 1 "$T/act.out")"
+			expect_eq "mknod swap $i: the name was swapped" acted "$(tail -n 1 "$T/mknod$i.out")"
 			expect_eq "mknod swap $i: the attacker's file got no label" "" \
 				"$(xattr_hex security.ima "$S/m$i")"
 			out=$("$M/m$i" 2>&1)
