@@ -183,6 +183,12 @@ static bool all_done(const struct integrity_iint_cache *iint,
 				return false;
 		}
 	}
+	/* A hash rule rehashes at a writer's close only content that passed
+	 * appraisal (ima_file_check): until that is known, writers must be
+	 * seen. */
+	if ((w->action & IMA_HASH) && (mask & (MAY_WRITE | MAY_APPEND)) &&
+	    !is_pass(integrity_iint_ima_status(iint, func)))
+		return false;
 	if ((w->action & IMA_MEASURE) &&
 	    (integrity_iint_measured_pcrs(iint) & w->pcrs) != w->pcrs)
 		return false;
@@ -237,8 +243,8 @@ UEVM_EXPORT bool integrity_file_cacheable(struct integrity_sys *s,
 		}
 	}
 	/* Write opens will not be seen: mark the rehash at the last close
-	 * that one would have asked for -- under an appraise rule (this
-	 * content passed it) or a hash rule, as ima_file_check does.  A file
+	 * that one would have asked for -- under an appraise or a hash rule
+	 * (this content passed appraisal), as ima_file_check does.  A file
 	 * no such rule covers keeps its label, seen or not. */
 	if (ok && rehash && (funcs & (1U << FILE_CHECK)))
 		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);

@@ -216,10 +216,9 @@ static enum integrity_status appraise(struct integrity_sys *s,
 				      unsigned int rule_flags,
 				      struct ima_digest *dig,
 				      const struct stat *hashed,
-				      const char **cause)
+				      const char *op, const char **cause)
 {
 	struct uevm_verdict v = { 0 };
-	const char *op = "appraise_data";
 	int rc = 0;
 
 	if (xlen <= 0) {
@@ -368,7 +367,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	char fsname[32];
 	int pcr, ret = 0;
 	bool measure, do_appraise, do_audit, fresh, have_hashed = false, read_x = false;
-	bool pass, writer, no_verity = false;
+	bool pass, writer, hash_only, set_new = false, set_update = false;
+	bool no_verity = false;
 	struct stat now, hashed;
 
 	if (!policy || !f->io || !S_ISREG(f->st.st_mode))
@@ -379,10 +379,16 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	if (in.func == FILE_CHECK && (ev->mask & (MAY_WRITE | MAY_APPEND)) && ev->readers)
 		ima_tomtou_check(s, ev, res.template_name);
 	writer = ev->mask & (MAY_WRITE | MAY_APPEND);
+	/* A hash rule (the kernel's IMA_HASH) has a writer's last close
+	 * rehash what no appraise rule covers -- here only content that
+	 * still passes appraisal (its label and security.evm), so that what
+	 * was changed behind a front-end or offline is never labelled; a
+	 * failure refuses the rehash, not the open. */
+	hash_only = writer && (res.action & IMA_HASH) && !(res.action & IMA_APPRAISE);
 	/* A writer also goes on when its close is to rehash: under a hash
 	 * rule, or as the open that created the file. */
 	if (!(res.action & (IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT)) &&
-	    !(writer && (ev->created || (res.action & IMA_HASH))))
+	    !hash_only && !(writer && ev->created))
 		return 0;
 	/* The PCR the list resolves -1 to: the measured-PCR bit must name it. */
 	pcr = res.pcr >= 0 ? res.pcr : ima_store_default_pcr(s);
@@ -418,7 +424,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 		  !(integrity_iint_measured_pcrs(iint) & (1ULL << pcr));
 	st = integrity_iint_ima_status(iint, in.func);
 	/* Appraise once per content; fix mode retries what did not pass. */
-	do_appraise = (res.action & IMA_APPRAISE) &&
+	do_appraise = ((res.action & IMA_APPRAISE) || hash_only) &&
 		      (st == INTEGRITY_UNKNOWN ||
 		       (!is_pass(st) && integrity_sys_mode(s) == INTEGRITY_MODE_FIX));
 	do_audit = (res.action & IMA_AUDIT) &&
@@ -464,7 +470,8 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	if (do_appraise) {
 		st = ret ? INTEGRITY_UNKNOWN
 			 : appraise(s, ev, iint, xval, xlen, res.flags, &dig,
-				    have_hashed ? &hashed : NULL, &cause);
+				    have_hashed ? &hashed : NULL,
+				    hash_only ? "update_xattr" : "appraise_data", &cause);
 		if (integrity_cache_epoch(s->cache) == epoch)
 			integrity_iint_set_ima_status(iint, in.func, st);
 		if (xlen > 0 && xval[0] == EVM_IMA_XATTR_DIGSIG)
@@ -516,14 +523,22 @@ decide:
 	 * relabelled it early (uevmfs at a FLUSH of a dup'ed descriptor):
 	 * the file is new until that open's last close, as the kernel keeps
 	 * IMA_NEW_FILE from the create to the last writer's close. */
-	if (writer && ev->created)
+	if (writer && ev->created && !(integrity_iint_flags(iint) & IMA_NEW_FILE)) {
 		integrity_iint_set_flags(iint, IMA_NEW_FILE, 0);
-	/* Opened for writing a good (or new) file: rehash at the last close.
-	 * A hash rule rehashes what no appraise rule covers (the kernel's
-	 * IMA_HASH); under one, a failing file stays failing. */
-	if (writer && (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE) ||
-		       ((res.action & IMA_HASH) && !(res.action & IMA_APPRAISE))))
+		set_new = true;
+	}
+	/* Opened for writing a good (or new) file: rehash at the last close
+	 * (a good one: under an appraise or a hash rule). */
+	if (writer && (pass || (integrity_iint_flags(iint) & IMA_NEW_FILE)) &&
+	    !(integrity_iint_flags(iint) & IMA_UPDATE_XATTR)) {
 		integrity_iint_set_flags(iint, IMA_UPDATE_XATTR, 0);
+		set_update = true;
+	}
+	/* A refused open leaves no standing behind for a later writer. */
+	if ((res.action & IMA_APPRAISE) && !pass &&
+	    integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE && set_new)
+		integrity_iint_set_flags(iint, 0, IMA_NEW_FILE |
+					 (set_update ? IMA_UPDATE_XATTR : 0));
 	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
 	    (pass || !(res.action & IMA_APPRAISE) ||
 	     integrity_sys_mode(s) != INTEGRITY_MODE_ENFORCE))

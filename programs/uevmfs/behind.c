@@ -55,8 +55,25 @@ void ufs_own_add(struct ufs_inode *in)
 		/* A create continued (ufs_own_take_fresh): changed since? */
 		else if (in->fresh_expect && !same(&in->own_stamp, &in->fresh_expect_stamp))
 			in->own_foreign = true;
+		/* Just made (ufs_own_expect_empty): anything in it came
+		 * from behind the mount. */
+		else if (in->expect_empty && in->own_stamp.size != 0)
+			in->own_foreign = true;
 	}
 	in->fresh_expect = false;
+	in->expect_empty = false;
+	pthread_mutex_unlock(&in->own_lock);
+}
+
+/* IN was just made by an exclusive create, so it is empty: the next
+ * ufs_own_add (its first writer) takes a file with content as changed
+ * behind the mount.  Between the create and that registration nothing
+ * else watches the file (an attack review wrote into it there, at its
+ * IN_CREATE, and had the bytes labelled). */
+void ufs_own_expect_empty(struct ufs_inode *in)
+{
+	pthread_mutex_lock(&in->own_lock);
+	in->expect_empty = true;
 	pthread_mutex_unlock(&in->own_lock);
 }
 
@@ -87,13 +104,16 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh)
 		goto drop;
 	}
 	ufs_own_begin(in);
-	h->ev.changed_elsewhere = in->own_foreign;
 	/* Written from start to end through FH alone: its digest is the
-	 * content's, no second read (stream.c). */
-	if (ufs_stream_end(in, fh, !in->own_foreign, h->digest)) {
+	 * content's, no second read (stream.c), which may also find a
+	 * change behind the mount.  A file MKNOD just made (no FH, created)
+	 * had nothing written or streamed. */
+	if ((fh || !h->ev.created) &&
+	    ufs_stream_end(in, fh, !in->own_foreign, h->digest)) {
 		h->ev.written_digest = h->digest;
 		h->ev.written_algo = ufs.hash_algo;
 	}
+	h->ev.changed_elsewhere = in->own_foreign;
 	if (h->ev.changed_elsewhere)
 		integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file, h->ev.filename,
 				    h->ev.cred, "update_xattr", "changed-behind-mount",

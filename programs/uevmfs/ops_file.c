@@ -343,14 +343,19 @@ void ufs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
  * labelled at once, as an open for writing and its close would: it is
  * "new" only while its creator may still write it, never afterwards, when
  * content could only come from around the mount. */
-static void label_new(struct ufs_hook *h)
+static void label_new(struct ufs_hook *h, struct ufs_inode *in)
 {
 	h->ev.created = true;
 	h->ev.mask = MAY_WRITE;
 	h->ev.func = FILE_CHECK;
+	/* A writer from the create on (behind.c): what is written into it
+	 * behind the mount meanwhile is not labelled. */
+	ufs_own_add(in);
 	if (integrity_file_check(ufs.sys, &h->ev) == 0) {
 		h->ev.written = false;
-		integrity_file_free(ufs.sys, &h->ev);
+		ufs_own_free(h, in, NULL);
+	} else {
+		ufs_own_free(NULL, in, NULL);
 	}
 	fstat(h->file.fd, &h->file.st);
 }
@@ -404,13 +409,16 @@ void ufs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
 		return;
 	}
 	in = ufs_inode(e.ino);
+	/* Empty as made: content at its first writer's registration came
+	 * from behind the mount (behind.c). */
+	ufs_own_expect_empty(in);
 	ufs_req_cred(req, &cred);
 	err = ufs_hook_begin(in, (mask & MAY_READ) ? fd : -1, &cred, &h);
 	if (!err) {
 		/* The new file's initial labels, then the open's check. */
 		integrity_inode_post_init(ufs.sys, &h.ev);
 		if (!writer_mask(mask))
-			label_new(&h);
+			label_new(&h, in);
 		h.ev.created = writer_mask(mask);
 		h.ev.mask = mask;
 		h.ev.func = FILE_CHECK;

@@ -157,7 +157,7 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 	}
 	ufs_own_end(in);
 	if (ufs.fastopen)
-		ufs_shared_setattr(in);
+		ufs_shared_setattr(in, to_set & FUSE_SET_ATTR_SIZE);
 	if (err)
 		fuse_reply_err(req, -err);
 	else
@@ -194,6 +194,7 @@ static void new_object(fuse_req_t req, struct ufs_inode *dir, const char *name,
 {
 	struct fuse_entry_param e;
 	struct integrity_cred cred;
+	struct ufs_inode *in;
 	struct ufs_hook h;
 	int err;
 
@@ -214,17 +215,26 @@ static void new_object(fuse_req_t req, struct ufs_inode *dir, const char *name,
 		return;
 	}
 	ufs_req_cred(req, &cred);
-	err = ufs_hook_begin(ufs_inode(e.ino), -1, &cred, &h);
+	in = ufs_inode(e.ino);
+	err = ufs_hook_begin(in, -1, &cred, &h);
 	if (!err) {
 		integrity_inode_post_init(ufs.sys, &h.ev);
 		if (S_ISREG(h.file.st.st_mode)) {
 			h.ev.created = true;
 			h.ev.mask = MAY_WRITE;
 			h.ev.func = FILE_CHECK;
-			if (integrity_file_check(ufs.sys, &h.ev) == 0)
-				integrity_file_free(ufs.sys, &h.ev);
-			/* Its first writer continues the create. */
-			ufs_own_fresh(ufs_inode(e.ino), &h.file);
+			/* A writer from the create on (behind.c): what is
+			 * written into it behind the mount is not labelled. */
+			if (fd >= 0)
+				ufs_own_expect_empty(in);
+			ufs_own_add(in);
+			if (integrity_file_check(ufs.sys, &h.ev) == 0) {
+				ufs_own_free(&h, in, NULL);
+				/* Its first writer continues the create. */
+				ufs_own_fresh(in, &h.file);
+			} else {
+				ufs_own_free(NULL, in, NULL);
+			}
 		}
 		ufs_hook_end(&h);
 		fstatat(ufs_inode(e.ino)->fd, "", &e.attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);

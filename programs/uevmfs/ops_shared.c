@@ -135,11 +135,18 @@ static void inval_add(struct ufs_inode *in, off_t off, size_t len)
  * (auto_inval_data).  So they are dropped here, before the reply -- by the
  * flusher when single-threaded, where dropping a dirty page of a shared
  * mapping would wait for a WRITE no other worker could serve. */
-void ufs_shared_setattr(struct ufs_inode *in)
+void ufs_shared_setattr(struct ufs_inode *in, bool truncate)
 {
 	if (!S_ISREG(in->type) || !ufs.se)
 		return;
-	if (ufs.singlethread)
+	/* A truncation's SETATTR is answered while the kernel holds the
+	 * inode's writes back (FUSE_NOWRITE): dropping a dirty page of a
+	 * shared mapping then waits for a WRITE that cannot be sent until
+	 * the reply -- for ever (an attack review hung the mount so, as any
+	 * user).  The flusher drops those pages after the reply, as it does
+	 * after every WRITE; the kernel itself drops what lies past the new
+	 * size. */
+	if (ufs.singlethread || truncate)
 		inval_add(in, 0, 0);
 	else
 		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);

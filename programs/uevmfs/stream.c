@@ -203,9 +203,16 @@ bool ufs_stream_end(struct ufs_inode *in, struct ufs_file *fh, bool use,
 	in->stream = NULL;
 	/* Every claim was hashed: the owner's lock is held exclusive. */
 	if (use && s->ok && s->hashed == s->next && in->own_writers == 1 &&
-	    !in->own_foreign && fstatat(in->fd, "", &st, AT_EMPTY_PATH) == 0 &&
-	    st.st_size == s->hashed)
-		done = EVP_DigestFinal_ex(s->md, digest, NULL) == 1;
+	    !in->own_foreign && fstatat(in->fd, "", &st, AT_EMPTY_PATH) == 0) {
+		/* An unbroken stream is every change made through the mount:
+		 * another size was made behind it (within one of our own
+		 * writes, where the stamps cannot tell; a review appended
+		 * there, timed by IN_CREATE, and had it labelled). */
+		if (st.st_size != s->hashed)
+			in->own_foreign = true;
+		else
+			done = EVP_DigestFinal_ex(s->md, digest, NULL) == 1;
+	}
 	if (use)
 		atomic_fetch_add(&stream_stats[done ? 0 : 1], 1);
 	stream_free(s);

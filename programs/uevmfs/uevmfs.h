@@ -64,6 +64,7 @@ struct ufs_inode {
 	/* Taken with the content at this stamp: own_add expects it. */
 	bool fresh_expect;
 	struct integrity_stamp fresh_expect_stamp;
+	bool expect_empty;		/* just made: own_add wants it empty */
 };
 
 struct ufs {
@@ -245,7 +246,7 @@ int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
 /* Before a SETATTR of IN is answered: its cached pages dropped. */
-void ufs_shared_setattr(struct ufs_inode *in);
+void ufs_shared_setattr(struct ufs_inode *in, bool truncate);
 /* May fastopen serve policy P (no rule depends on the caller, none tells an
  * exec open from a read open)?  0, or -EPERM with the rule and the reason
  * in WHY and the audit cause in *CAUSE (CAUSE may be NULL). */
@@ -286,6 +287,7 @@ void ufs_own_free(struct ufs_hook *h, struct ufs_inode *in, struct ufs_file *fh)
  * own next write, or the first writer of a mknod'ed file: FH NULL): true
  * when the content is still the one labelled, to be checked as the create
  * it continues.  ufs_own_fresh_drop when OWNER is released. */
+void ufs_own_expect_empty(struct ufs_inode *in);
 void ufs_own_fresh(struct ufs_inode *in, const struct uevm_file *f);
 bool ufs_own_take_fresh(struct ufs_inode *in, const struct ufs_file *fh);
 void ufs_own_fresh_drop(struct ufs_inode *in, const struct ufs_file *owner);

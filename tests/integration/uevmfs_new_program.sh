@@ -15,8 +15,11 @@
 # A name swapped in SOURCE during mknod does not get the new file's label.
 # Without a hash rule an existing program changed in place keeps its old
 # label and is refused, as under the kernel; with `hash func=FILE_CHECK`
-# its label follows the change (the kernel's IMA_HASH), and a signature is
-# never replaced by a hash.
+# its label follows the change (the kernel's IMA_HASH), a signature is
+# never replaced by a hash, and content planted behind the mount is not
+# labelled by a writer's close (it must pass appraisal first).  Bytes
+# written into a file in SOURCE at its IN_CREATE, by MKNOD or an O_CREAT
+# open, are not labelled either.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
@@ -109,6 +112,34 @@ for fo in off on; do
 				"Permission denied" "$out"
 		done
 
+		# Written into the new file in SOURCE at its IN_CREATE, by
+		# MKNOD and by an O_CREAT open (a review had such bytes
+		# labelled: nothing watched the file until its first writer).
+		for i in $(seq 10); do
+			python3 "$TESTS_DIR/inotify_act.py" "$S" "w$i" create pwrite \
+				$'0:#!/bin/sh\necho PLANTED\n' >"$T/w$i.out" 2>&1 &
+			act=$!
+			wait_quiet "$WAIT_S" grep -q ready "$T/w$i.out"
+			python3 -c 'import os, sys; os.mknod(sys.argv[1], 0o100755)' "$M/w$i"
+			wait "$act"
+			python3 "$TESTS_DIR/inotify_act.py" "$S" "c$i" create pwrite \
+				$'20:echo PLANTED\n' >"$T/c$i.out" 2>&1 &
+			act=$!
+			wait_quiet "$WAIT_S" grep -q ready "$T/c$i.out"
+			python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o755)
+os.write(fd, b"#!/bin/sh\necho good\n")
+os.close(fd)' "$M/c$i"
+			wait "$act"
+			for f in "w$i" "c$i"; do
+				expect_eq "planted at create $f: the attacker wrote" acted \
+					"$(tail -n 1 "$T/$f.out")"
+				out=$("$M/$f" 2>&1)
+				expect_eq "planted at create $f: the planted line did not run" "" \
+					"$(grep PLANTED <<<"$out")"
+			done
+		done
+
 		# mknod's name swapped in SOURCE (at IN_CREATE) for a program
 		# of the attacker's: the file made is labelled, not the one
 		# that took its name.
@@ -168,5 +199,16 @@ changed" "$("$M/old2" 2>&1)"
 	sync "$M/signed"
 	expect_eq "fastopen=$fo: hash rule: a signature is never replaced by a hash" \
 		"$signature" "$(xattr_hex security.ima "$S/signed")"
+	# Planted in SOURCE behind the mount, then a writer through it.
+	before=$(xattr_hex security.ima "$S/old2")
+	printf '#!/bin/sh\necho PLANTED\n' >"$S/old2"
+	echo 'echo through' >>"$M/old2"
+	sync "$M/old2"
+	expect_eq "fastopen=$fo: hash rule: content planted behind the mount is not labelled" \
+		"$before" "$(xattr_hex security.ima "$S/old2")"
+	out=$("$M/old2" 2>&1)
+	expect_eq "fastopen=$fo: ... it does not run" "" "$(grep PLANTED <<<"$out")"
+	expect_match "fastopen=$fo: ... the refused rehash is audited" "op=update_xattr" \
+		"$(ufs_records invalid-hash "$M/old2")"
 	ufs_umount "$M"
 done
