@@ -274,6 +274,10 @@ static int open_existing(fuse_req_t req, struct ufs_inode *in,
 		*stamped = true;
 	}
 	ufs_hook_end(&h);
+	/* Emptied by this open: content at the writer's registration came
+	 * from behind the mount (behind.c). */
+	if (!err && writer && (flags & O_TRUNC))
+		ufs_own_expect_empty(in);
 	if (!err)
 		err = ufs_file_new(in, fd, mask, flags & O_TRUNC, &cred, out);
 	if (!err)

@@ -40,6 +40,7 @@ struct ufs_stream {
 	bool ok;
 	off_t hashed;
 	EVP_MD_CTX *md;
+	off_t base;			/* the size when the writer registered */
 };
 
 static _Atomic long stream_stats[2];	/* relabels from a digest, rehashes */
@@ -87,6 +88,7 @@ void ufs_stream_start(struct ufs_inode *in, struct ufs_file *fh)
 	pthread_cond_init(&s->cond, NULL);
 	s->owner = fh;
 	s->ok = true;
+	s->base = in->own_stamp.size;	/* own_add's, just taken */
 	in->stream = s;
 out:
 	pthread_mutex_unlock(&in->own_lock);
@@ -186,6 +188,8 @@ void ufs_stream_truncate(struct ufs_inode *in, struct ufs_file *fh, off_t size)
 	 * writes to come.  Anything else breaks it.  (own_lock held) */
 	if (s && !(s->owner == fh && size == 0 && s->next == 0))
 		ufs_stream_break_locked(in);
+	else if (s)
+		s->base = 0;
 }
 
 bool ufs_stream_end(struct ufs_inode *in, struct ufs_file *fh, bool use,
@@ -205,12 +209,16 @@ bool ufs_stream_end(struct ufs_inode *in, struct ufs_file *fh, bool use,
 	if (use && s->ok && s->hashed == s->next && in->own_writers == 1 &&
 	    !in->own_foreign && fstatat(in->fd, "", &st, AT_EMPTY_PATH) == 0) {
 		/* An unbroken stream is every change made through the mount:
-		 * another size was made behind it (within one of our own
-		 * writes, where the stamps cannot tell; a review appended
-		 * there, timed by IN_CREATE, and had it labelled). */
-		if (st.st_size != s->hashed)
+		 * the file is what it wrote over what was there, so any other
+		 * size was made behind it (within one of our own writes, where
+		 * the stamps cannot tell; a review appended there, timed by
+		 * IN_CREATE, and had it labelled).  A prefix written over a
+		 * longer file is read again. */
+		off_t want = s->base > s->hashed ? s->base : s->hashed;
+
+		if (st.st_size != want)
 			in->own_foreign = true;
-		else
+		else if (st.st_size == s->hashed)
 			done = EVP_DigestFinal_ex(s->md, digest, NULL) == 1;
 	}
 	if (use)

@@ -67,6 +67,15 @@ run_case "O_TRUNC over a labelled file" stream \
 label_is_sha "O_TRUNC over a labelled file" exist
 
 run_case "empty file created" stream touch "$M/empty"
+
+# A prefix written in place over a longer file (dd conv=notrunc): the
+# stream is unbroken but is not the whole file; read again, not taken for
+# a change behind the mount (a review found it refused).
+head -c 100000 "$T/data" >"$S/prefix"
+"$UEVM" label --hmac-key "raw:$KEY" "$S/prefix" >/dev/null
+run_case "a prefix written over a longer file" reread \
+	sh -c "printf HELLO | dd of='$M/prefix' conv=notrunc status=none"
+label_is_sha "a prefix written over a longer file" prefix
 label_is_sha "empty file created" empty
 
 # ---- the fallbacks: the file is read again -------------------------------------------------
@@ -184,6 +193,9 @@ os.pwrite(fd, d[:65536], 0)
 os.fsync(fd)
 os.close(fd)"
 label_is_sha "fastopen: non-sequential" fastns
+run_case "fastopen: a prefix written over a longer file, ended by fsync" reread \
+	sh -c "printf HELLO | dd of='$M/prefix' conv=notrunc,fsync status=none"
+label_is_sha "fastopen: a prefix written over a longer file" prefix
 CASE_OPTS=
 
 grep -E "ERROR: (Address|Thread|Leak)Sanitizer|runtime error:" "$T/all.stderr" "$T/uevmfs.stderr" &&
