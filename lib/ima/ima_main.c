@@ -376,9 +376,9 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	match_input(policy, ev, &in, fsname, sizeof(fsname));
 	ima_match_policy(policy, &in, IMA_MEASURE | IMA_APPRAISE | IMA_AUDIT | IMA_HASH,
 			 &res);
-	if (in.func == FILE_CHECK && (ev->mask & (MAY_WRITE | MAY_APPEND)) && ev->readers)
-		ima_tomtou_check(s, ev, res.template_name);
 	writer = ev->mask & (MAY_WRITE | MAY_APPEND);
+	if (in.func == FILE_CHECK && writer && ev->readers)
+		ima_tomtou_check(s, ev, res.template_name);
 	/* A hash rule (the kernel's IMA_HASH) has a writer's last close
 	 * rehash what no appraise rule covers -- here only content that
 	 * still passes appraisal (its label and security.evm), so that what
@@ -411,8 +411,7 @@ UEVM_EXPORT int ima_file_check(struct integrity_sys *s,
 	 * once until the writers are gone: a user who keeps a file open for
 	 * writing and reads it in a loop would otherwise grow the list, the
 	 * log and the PCR extends without bound. */
-	if ((res.action & IMA_MEASURE) && in.func == FILE_CHECK &&
-	    !(ev->mask & (MAY_WRITE | MAY_APPEND))) {
+	if ((res.action & IMA_MEASURE) && in.func == FILE_CHECK && !writer) {
 		integrity_iint_set_flags(iint, IMA_MUST_MEASURE, 0);
 		if (integrity_iint_writers(iint) > 0 &&
 		    !(integrity_iint_flags(iint) & IMA_EMITTED_OPENWRITERS)) {
@@ -539,9 +538,8 @@ decide:
 	    integrity_sys_mode(s) == INTEGRITY_MODE_ENFORCE && set_new)
 		integrity_iint_set_flags(iint, 0, IMA_NEW_FILE |
 					 (set_update ? IMA_UPDATE_XATTR : 0));
-	if ((ev->mask & (MAY_WRITE | MAY_APPEND)) &&
-	    (pass || !(res.action & IMA_APPRAISE) ||
-	     integrity_sys_mode(s) != INTEGRITY_MODE_ENFORCE))
+	if (writer && (pass || !(res.action & IMA_APPRAISE) ||
+		       integrity_sys_mode(s) != INTEGRITY_MODE_ENFORCE))
 		integrity_iint_add_writer(iint, 1);
 	integrity_iint_unlock(iint);
 	integrity_iint_put(s->cache, iint);

@@ -184,6 +184,9 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		ufs_hook_end(&h);
 	}
 	ufs_own_end(in);
+	if (ufs.fastopen && !(to_set & FUSE_SET_ATTR_SIZE) &&
+	    ufs_shared_setattr_reply(req, in, err))
+		return;
 	if (ufs.fastopen)
 		ufs_shared_setattr(in, to_set & FUSE_SET_ATTR_SIZE);
 	if (err)

@@ -56,23 +56,28 @@ static bool same_stamp(const struct integrity_stamp *a,
 
 /* ---- the writer of an inode -------------------------------------------------------- */
 
-/* End IN's shared writer, if it has one: the close-time rehash. */
+/* End IN's shared writer, if it has one: the close-time rehash.  IN's lock
+ * is held until that rehash is done: a write arriving meanwhile (the
+ * writeback of a shared mapping's page) would otherwise open a new writer,
+ * which appraises content the old one has not relabelled yet -- and is
+ * refused, its data lost with it. */
 static void shared_end(struct ufs_inode *in)
 {
 	struct ufs_file *fh;
 
 	pthread_mutex_lock(&in->lock);
 	fh = in->shared;
-	in->shared = NULL;
+	if (fh) {
+		/* Writes in flight hold the lock shared: wait for them. */
+		pthread_rwlock_wrlock(&fh->lock);
+		ufs_file_unregister(fh);
+		pthread_rwlock_unlock(&fh->lock);
+		in->shared = NULL;
+	}
 	in->read_ok = false;
 	pthread_mutex_unlock(&in->lock);
-	if (!fh)
-		return;
-	/* Writes in flight hold the lock shared: wait for them. */
-	pthread_rwlock_wrlock(&fh->lock);
-	ufs_file_unregister(fh);
-	pthread_rwlock_unlock(&fh->lock);
-	ufs_file_destroy(fh);
+	if (fh)
+		ufs_file_destroy(fh);
 }
 
 static void dirty_add(struct ufs_inode *in)
@@ -150,6 +155,73 @@ void ufs_shared_setattr(struct ufs_inode *in, bool truncate)
 		inval_add(in, 0, 0);
 	else
 		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
+}
+
+/*
+ * A SETATTR other than a truncation drops the file's pages before its
+ * reply, as above -- but not in the worker: dropping a dirty page of a
+ * shared mapping waits for its WRITE, which another worker must serve,
+ * and users who chmod files they keep dirtying through shared mappings
+ * took every worker so and hung the mount for everyone (24 processes
+ * against 16 workers).  A thread of the request's own drops the pages and
+ * answers; the caller waits for that answer as before.  (Answering first
+ * and leaving the drop to the kernel's next GETATTR is not enough: a
+ * concurrent SETATTR's reply has the kernel discard that GETATTR's
+ * attributes, and an attack review ran an unsigned program from the pages
+ * so.)
+ */
+struct setattr_drop {
+	fuse_req_t req;
+	struct ufs_inode *in;
+	int err;
+};
+
+static void *setattr_drop_main(void *arg)
+{
+	struct setattr_drop *d = arg;
+	fuse_ino_t ino = (fuse_ino_t)(uintptr_t)d->in;
+
+	fuse_lowlevel_notify_inval_inode(ufs.se, ino, 0, 0);
+	if (d->err)
+		fuse_reply_err(d->req, -d->err);
+	else
+		ufs_getattr(d->req, ino, NULL);
+	free(d);
+	pthread_mutex_lock(&ufs.dirty_lock);
+	if (--ufs.setattr_drops == 0)
+		pthread_cond_broadcast(&ufs.dirty_cond);
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	return NULL;
+}
+
+bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err)
+{
+	struct setattr_drop *d;
+	pthread_attr_t attr;
+	pthread_t t;
+	bool started;
+
+	if (!S_ISREG(in->type) || !ufs.se || !(d = malloc(sizeof(*d))))
+		return false;
+	d->req = req;
+	d->in = in;
+	d->err = err;
+	if (pthread_attr_init(&attr)) {
+		free(d);
+		return false;
+	}
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 << 10);
+	pthread_mutex_lock(&ufs.dirty_lock);
+	ufs.setattr_drops++;
+	started = !pthread_create(&t, &attr, setattr_drop_main, d);
+	if (!started)
+		ufs.setattr_drops--;
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	pthread_attr_destroy(&attr);
+	if (!started)
+		free(d);
+	return started;
 }
 
 /* Take IN off the drop queue (call with dirty_lock held). */
@@ -654,6 +726,9 @@ void ufs_shared_stop(void)
 	}
 	ufs.flusher_run = false;
 	pthread_cond_broadcast(&ufs.dirty_cond);
+	/* The session must outlive the replies still to come. */
+	while (ufs.setattr_drops)
+		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
 	pthread_mutex_unlock(&ufs.dirty_lock);
 	pthread_join(ufs.flusher, NULL);
 	/* Unmounted: every write is done, relabel what is left. */

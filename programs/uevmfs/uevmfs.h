@@ -94,6 +94,7 @@ struct ufs {
 	struct ufs_inode *inval;	/* inodes with written pages cached */
 	bool flusher_run;
 	pthread_t flusher;
+	unsigned int setattr_drops;	/* replies pending a drop (dirty_lock) */
 	struct fuse_session *se;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
@@ -247,6 +248,10 @@ void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
 /* Before a SETATTR of IN is answered: its cached pages dropped. */
 void ufs_shared_setattr(struct ufs_inode *in, bool truncate);
+/* Or, for a SETATTR other than a truncation: drop IN's cached pages in a
+ * thread of its own, which then answers REQ (ERR, or IN's attributes).
+ * false: not handed over, answer it here. */
+bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err);
 /* May fastopen serve policy P (no rule depends on the caller, none tells an
  * exec open from a read open)?  0, or -EPERM with the rule and the reason
  * in WHY and the audit cause in *CAUSE (CAUSE may be NULL). */
