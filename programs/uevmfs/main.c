@@ -25,7 +25,7 @@
 #define STR(x) STR_(x)
 #include "securityfs_fuse.h"
 
-struct ufs ufs = { .root = { .fd = -1 } };
+struct ufs ufs = { .root = { .fd = -1 }, .drop_wake = -1 };
 
 /* The default policy: measure what is executed and what root reads, and
  * appraise every file of the mount (uevmfs exists to enforce its tree). */
@@ -51,7 +51,7 @@ struct opts {
 	char *measure_path, *fastopen_mode;
 	int pcr, rotate_stale;
 	int nosyslog, noauditd, integrity_audit, m32;
-	double timeout, write_idle;
+	double timeout, write_idle, stop_timeout;
 	int fastopen;
 	unsigned int readahead_kb, max_threads;
 	int help, version, foreground, debug, singlethread;
@@ -75,7 +75,7 @@ static const struct fuse_opt opt_spec[] = {
 	OPT("max_threads=%u", max_threads), OPT("fastopen", fastopen),
 	{ "nofastopen", offsetof(struct opts, fastopen), 0 },
 	OPT("fastopen=%s", fastopen_mode),
-	OPT("write_idle=%lf", write_idle),
+	OPT("write_idle=%lf", write_idle), OPT("stop_timeout=%lf", stop_timeout),
 	OPT("measure_path=%s", measure_path),
 	OPT("-h", help), OPT("--help", help), OPT("-V", version),
 	OPT("--version", version), OPT("-f", foreground), OPT("-d", debug),
@@ -132,6 +132,9 @@ static void usage(FILE *fp)
 "                      their first read); nofastopen = fastopen=off\n"
 "  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
 "                      write (default 0.5), at fsync and at unmount\n"
+"  stop_timeout=SECONDS  with fastopen: how long a stop serves the writes\n"
+"                      that pending page drops wait for before it aborts the\n"
+"                      connection (default 30; a second signal: at once)\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
 "Other -o options go to FUSE (see mount.fuse3(8)).\n");
 }
@@ -753,8 +756,10 @@ static char *escape_opt(const char *s)
 	return out;
 }
 
-/* Large sequential reads: the mount's read-ahead window (bdi 0:N). */
-static void set_readahead(unsigned int kb)
+/* Our mount's device (0:N): its read-ahead window for large sequential
+ * reads (bdi 0:N), and the connection's name in fusectl for a stop that
+ * must abort it. */
+static void mount_settings(unsigned int kb)
 {
 	char line[4096], path[128];
 	unsigned int maj = 0, min = 0;
@@ -776,6 +781,7 @@ static void set_readahead(unsigned int kb)
 		fclose(fp);
 	if (!found)
 		return;
+	ufs.conn = maj << 20 | min;	/* the kernel's dev_t */
 	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
 	fp = fopen(path, "we");
 	if (fp) {
@@ -1110,7 +1116,8 @@ int main(int argc, char **argv)
 	char **owned, **nargv = join_tcti_args(argc, argv, &owned);
 	struct fuse_args args = FUSE_ARGS_INIT(argc, nargv ? nargv : argv);
 	struct opts o = { .pcr = -1, .rotate_stale = 1, .timeout = 1.0, .readahead_kb = UINT_MAX,
-			  .max_threads = 16, .write_idle = 0.5, .fastopen = -1 };
+			  .max_threads = 16, .write_idle = 0.5, .stop_timeout = 30,
+			  .fastopen = -1 };
 	struct ima_policy *policy = NULL;
 	struct ima_measurements *ml = NULL;
 	struct fuse_session *se = NULL;
@@ -1161,10 +1168,19 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	ufs.singlethread = o.singlethread;
+	/* Drop threads: a few per worker (drops.c). */
+	ufs.drop_threads_max = 4 * (o.singlethread || !o.max_threads ? 1 : o.max_threads);
 	ufs.write_idle = o.write_idle;
 	if (!(o.write_idle >= 0 && o.write_idle <= 3600)) {
 		fprintf(stderr, "uevmfs: write_idle=%g: not between 0 and 3600 seconds\n",
 			o.write_idle);
+		ret = 2;
+		goto done;
+	}
+	ufs.stop_timeout = o.stop_timeout;
+	if (!(o.stop_timeout >= 0 && o.stop_timeout <= 86400)) {
+		fprintf(stderr, "uevmfs: stop_timeout=%g: not between 0 and 86400 seconds\n",
+			o.stop_timeout);
 		ret = 2;
 		goto done;
 	}
@@ -1217,7 +1233,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uevmfs: cannot mount %s on %s\n", ufs.source, ufs.mountpoint);
 		goto out;
 	}
-	set_readahead(o.readahead_kb);
+	mount_settings(o.readahead_kb);
 	ufs_warn_source_holders();
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "uevmfs.h"
@@ -155,73 +156,6 @@ void ufs_shared_setattr(struct ufs_inode *in, bool truncate)
 		inval_add(in, 0, 0);
 	else
 		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
-}
-
-/*
- * A SETATTR other than a truncation drops the file's pages before its
- * reply, as above -- but not in the worker: dropping a dirty page of a
- * shared mapping waits for its WRITE, which another worker must serve,
- * and users who chmod files they keep dirtying through shared mappings
- * took every worker so and hung the mount for everyone (24 processes
- * against 16 workers).  A thread of the request's own drops the pages and
- * answers; the caller waits for that answer as before.  (Answering first
- * and leaving the drop to the kernel's next GETATTR is not enough: a
- * concurrent SETATTR's reply has the kernel discard that GETATTR's
- * attributes, and an attack review ran an unsigned program from the pages
- * so.)
- */
-struct setattr_drop {
-	fuse_req_t req;
-	struct ufs_inode *in;
-	int err;
-};
-
-static void *setattr_drop_main(void *arg)
-{
-	struct setattr_drop *d = arg;
-	fuse_ino_t ino = (fuse_ino_t)(uintptr_t)d->in;
-
-	fuse_lowlevel_notify_inval_inode(ufs.se, ino, 0, 0);
-	if (d->err)
-		fuse_reply_err(d->req, -d->err);
-	else
-		ufs_getattr(d->req, ino, NULL);
-	free(d);
-	pthread_mutex_lock(&ufs.dirty_lock);
-	if (--ufs.setattr_drops == 0)
-		pthread_cond_broadcast(&ufs.dirty_cond);
-	pthread_mutex_unlock(&ufs.dirty_lock);
-	return NULL;
-}
-
-bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err)
-{
-	struct setattr_drop *d;
-	pthread_attr_t attr;
-	pthread_t t;
-	bool started;
-
-	if (!S_ISREG(in->type) || !ufs.se || !(d = malloc(sizeof(*d))))
-		return false;
-	d->req = req;
-	d->in = in;
-	d->err = err;
-	if (pthread_attr_init(&attr)) {
-		free(d);
-		return false;
-	}
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 << 10);
-	pthread_mutex_lock(&ufs.dirty_lock);
-	ufs.setattr_drops++;
-	started = !pthread_create(&t, &attr, setattr_drop_main, d);
-	if (!started)
-		ufs.setattr_drops--;
-	pthread_mutex_unlock(&ufs.dirty_lock);
-	pthread_attr_destroy(&attr);
-	if (!started)
-		free(d);
-	return started;
 }
 
 /* Take IN off the drop queue (call with dirty_lock held). */
@@ -651,11 +585,13 @@ static void *flusher_main(void *arg)
 			off_t lo = ufs.inval->inval_lo, hi = ufs.inval->inval_hi;
 
 			inval_del(ufs.inval);
+			ufs.flusher_dropping = true;
 			pthread_mutex_unlock(&ufs.dirty_lock);
 			if (ufs.se)
 				fuse_lowlevel_notify_inval_inode(ufs.se, ino, lo,
 								 hi == INT64_MAX ? 0 : hi - lo);
 			pthread_mutex_lock(&ufs.dirty_lock);
+			ufs.flusher_dropping = false;
 			continue;
 		}
 		for (in = ufs.dirty; in; in = in->dirty_next) {
@@ -692,6 +628,8 @@ static void *flusher_main(void *arg)
 			pthread_cond_timedwait(&ufs.dirty_cond, &ufs.dirty_lock, &ts);
 		}
 	}
+	ufs.flusher_live = false;
+	ufs_drops_wake();
 	pthread_mutex_unlock(&ufs.dirty_lock);
 	return NULL;
 }
@@ -706,10 +644,12 @@ int ufs_shared_start(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ufs.dirty_cond, &ca);
 	pthread_condattr_destroy(&ca);
-	ufs.flusher_run = true;
-	err = pthread_create(&ufs.flusher, NULL, flusher_main, NULL);
+	/* Without it a stop looks again each second. */
+	ufs.drop_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ufs.flusher_run = ufs.flusher_live = true;
+	err = ufs_thread_start(&ufs.flusher, flusher_main, NULL, 0, false);
 	if (err) {
-		ufs.flusher_run = false;
+		ufs.flusher_run = ufs.flusher_live = false;
 		return -err;
 	}
 	return 0;
@@ -726,11 +666,15 @@ void ufs_shared_stop(void)
 	}
 	ufs.flusher_run = false;
 	pthread_cond_broadcast(&ufs.dirty_cond);
-	/* The session must outlive the replies still to come. */
-	while (ufs.setattr_drops)
-		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
 	pthread_mutex_unlock(&ufs.dirty_lock);
+	/* The session must outlive the replies still to come, and the drops
+	 * under way wait for writes only a served device brings. */
+	ufs_drops_finish();
 	pthread_join(ufs.flusher, NULL);
+	if (ufs.drop_wake >= 0) {
+		close(ufs.drop_wake);
+		ufs.drop_wake = -1;
+	}
 	/* Unmounted: every write is done, relabel what is left. */
 	for (;;) {
 		pthread_mutex_lock(&ufs.dirty_lock);

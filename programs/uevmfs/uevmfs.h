@@ -93,8 +93,15 @@ struct ufs {
 	struct ufs_inode *dirty;	/* inodes with a shared writer */
 	struct ufs_inode *inval;	/* inodes with written pages cached */
 	bool flusher_run;
+	bool flusher_live;		/* not yet ended (dirty_lock) */
+	bool flusher_dropping;		/* in a drop (dirty_lock) */
 	pthread_t flusher;
-	unsigned int setattr_drops;	/* replies pending a drop (dirty_lock) */
+	unsigned int setattr_drops;	/* drop threads running (dirty_lock) */
+	unsigned int drop_threads_max;
+	int drop_wake;			/* eventfd: a stop's wake-up, or -1 */
+	atomic_bool stopping;		/* libfuse's loop ended */
+	double stop_timeout;		/* a stop serves pending drops so long */
+	unsigned int conn;		/* our FUSE connection (fusectl's name) */
 	struct fuse_session *se;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
@@ -248,10 +255,17 @@ void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
 /* Before a SETATTR of IN is answered: its cached pages dropped. */
 void ufs_shared_setattr(struct ufs_inode *in, bool truncate);
-/* Or, for a SETATTR other than a truncation: drop IN's cached pages in a
- * thread of its own, which then answers REQ (ERR, or IN's attributes).
- * false: not handed over, answer it here. */
+
+/* drops.c: page drops that wait for the kernel's writes.  For a SETATTR
+ * other than a truncation: drop IN's cached pages in a drop thread, which
+ * then answers REQ (ERR, or IN's attributes); false: not handed over,
+ * answer it here. */
 bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err);
+void ufs_drops_wake(void);	/* a drop ended (dirty_lock held) */
+void ufs_drops_finish(void);	/* at the stop: serve until drops end */
+/* pthread_create with every signal blocked in the new thread. */
+int ufs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
+		     size_t stack, bool detached);
 /* May fastopen serve policy P (no rule depends on the caller, none tells an
  * exec open from a read open)?  0, or -EPERM with the rule and the reason
  * in WHY and the audit cause in *CAUSE (CAUSE may be NULL). */

@@ -1,0 +1,242 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# uevmfs -o fastopen stopped by SIGTERM while users chmod files they keep
+# dirtying through shared mappings.  Each chmod's reply waits for a drop of
+# the file's pages, which waits for the WRITE of its dirty pages; a signal
+# ends libfuse's workers, and the stop waited for those drops with no one
+# left to serve the WRITEs: uevmfs hung until its connection was aborted
+# (an attack review).  The stop now serves the writes the drops wait for
+# (refusing new chmods meanwhile), and aborts the connection after
+# stop_timeout seconds or at a second signal.  And those drops run in
+# threads of their own, at most 4 per worker: past that, chmods queue for
+# one (300 callers made 304 threads).
+source "$(dirname "$0")/../lib.sh"
+source "$TESTS_DIR/uevmfs-lib.sh"
+
+KEY=$T/key
+make_key "$KEY"
+S=$T/src
+M=$T/mnt
+mkdir -p "$S" "$M"
+: >"$T/uevmfs.stderr"
+: >"$T/audit.log"
+
+# A hung stop: abort our own connection (fusectl) so that the test ends.
+abort_mount() {
+	local conn
+	conn=$(awk -v m="$M" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
+	[ -n "$conn" ] || return
+	if ! mountpoint -q /sys/fs/fuse/connections; then
+		mount -t fusectl fusectl /sys/fs/fuse/connections &&
+			on_exit "umount /sys/fs/fuse/connections"
+	fi
+	echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null
+}
+
+cat >"$T/flood.py" <<'PY'
+import mmap, os, sys
+# Dirty every page of a shared mapping and chmod the file, until the mount
+# fails us (the stop refuses chmods, then the mount is gone).  Says so
+# after its first chmod: once the mount is gone, the same name is a file
+# of the directory below, where the loop would go on for ever.
+p = sys.argv[1]
+try:
+    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    os.ftruncate(fd, 65536)
+    m = mmap.mmap(fd, 65536, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    r = 0
+    while True:
+        for i in range(0, 65536, 4096):
+            m[i] = r & 0xff
+        os.chmod(p, 0o600 if r & 1 else 0o644)
+        if r == 0:
+            with open(sys.argv[2], "a") as f:
+                f.write("started\n")
+        r += 1
+except OSError as e:
+    print("ended:", e.errno, file=sys.stderr)
+PY
+
+all_started() { [ "$(grep -c started "$T/started" 2>/dev/null)" = 6 ]; }
+drop_running() { grep -qx uevmfs-drop /proc/"$UFS_PID"/task/*/comm 2>/dev/null; }
+fl_gone() { local p; for p in "${fl[@]}"; do ! kill -0 "$p" 2>/dev/null || return 1; done; }
+fusectl_mounts() { awk '$9 == "fusectl"' /proc/self/mountinfo | wc -l; }
+
+# stop_round OPTIONS [SECOND]: mount (two workers), start six users, wait
+# until a drop is under way, SIGTERM (and SECOND: a second SIGTERM once the
+# stop serves).  Sets STATUS (uevmfs's exit status, or "hung") and LOG (its
+# stderr of this round); fails the test's steps that must hold every round.
+stop_round() {
+	local opts=$1 second=${2:-} from u
+	from=$(wc -l <"$T/uevmfs.stderr")
+	ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,noauditd,fastopen=on,max_threads=2,audit_log=$T/audit.log$opts" ||
+		exit 1
+	fl=()
+	: >"$T/started"
+	for u in 1 2 3 4 5 6; do
+		python3 "$T/flood.py" "$M/c$u" "$T/started" 2>>"$T/flood.err" &
+		fl+=($!)
+		on_exit "kill -9 ${fl[-1]} 2>/dev/null"
+	done
+	if ! wait_quiet 60 all_started; then
+		fail "stop ($opts): the six users start" "$(cat "$T/flood.err")"
+		exit 1
+	fi
+	# Not an assertion: a drop may end before the signal.
+	wait_quiet 60 drop_running
+	kill -TERM "$UFS_PID"
+	if [ -n "$second" ]; then
+		# Once this round's stop serves (libfuse's loop has ended).
+		serving() { tail -n +$((from + 1)) "$T/uevmfs.stderr" |
+			grep -q "stopping: serving requests" || ufs_gone "$UFS_PID"; }
+		wait_quiet 60 serving
+		kill -TERM "$UFS_PID" 2>/dev/null
+	fi
+	if wait_quiet 120 ufs_gone "$UFS_PID"; then
+		wait "$UFS_PID"
+		STATUS=$?
+	else
+		STATUS=hung
+		abort_mount
+		wait_quiet 60 ufs_gone "$UFS_PID"
+	fi
+	LOG=$(tail -n +$((from + 1)) "$T/uevmfs.stderr")
+	if ! wait_quiet 60 fl_gone; then
+		fail "stop ($opts): the six users end" "$(ps -o pid,stat,wchan:30,cmd -p "${fl[*]}")"
+		abort_mount
+		exit 1
+	fi
+	ufs_mounted "$M" fuse.uevmfs && fusermount3 -u -z "$M"
+	return 0
+}
+
+check_files() {	# what
+	local u
+	for u in 1 2 3 4 5 6; do
+		check "$1: c$u verifies (relabelled as it ended up)" \
+			"$UEVM" verify -q --hmac-key "raw:$KEY" "$S/c$u"
+	done
+	expect_eq "$1: nothing of theirs was refused (no audit record)" "" "$(cat "$T/audit.log")"
+}
+
+# ---- SIGTERM: the stop serves the writes the drops wait for ----------------------------
+# A drop must be under way at the signal for the stop to serve; most
+# rounds have one, a few rounds make it certain.
+served=0
+for round in 1 2 3 4 5; do
+	stop_round ""
+	if [ "$STATUS" != 0 ]; then
+		fail "SIGTERM with chmod drops under way: uevmfs ends, exit 0" \
+			"status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
+		exit 1
+	fi
+	grep -q "stopping: serving requests" <<<"$LOG" && { served=$round; break; }
+done
+pass "SIGTERM with chmod drops under way: uevmfs ends, exit 0 ($round rounds)"
+if [ "$served" != 0 ]; then
+	pass "... the stop served requests while drops were under way (round $served)"
+else
+	fail "... the stop served requests while drops were under way" "no round had a drop under way at the stop: $LOG"
+fi
+expect_match "... and says when they were done" "stopping: page drops done, [0-9]+ requests served" "$LOG"
+expect_eq "... no abort (they all ended in time)" "" "$(grep aborting <<<"$LOG")"
+pass "... the six users ended, nothing left in the mount"
+check_files "SIGTERM"
+
+# ---- stop_timeout=0: drops under way abort the connection at once ----------------------
+# Their writes fail (the mapped data is lost, as on a kill), uevmfs still
+# ends, and the fusectl mount it may make for the abort is gone.
+before=$(fusectl_mounts)
+aborted=0
+for round in 1 2 3 4 5; do
+	stop_round ",stop_timeout=0"
+	if [ "$STATUS" != 0 ]; then
+		fail "stop_timeout=0: uevmfs ends, exit 0" "status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
+		exit 1
+	fi
+	grep -q "aborting the connection" <<<"$LOG" && { aborted=$round; break; }
+done
+pass "stop_timeout=0: uevmfs ends, exit 0 ($round rounds)"
+if [ "$aborted" != 0 ]; then
+	pass "... drops under way at the stop: the connection was aborted (round $aborted)"
+else
+	fail "... drops under way at the stop: the connection was aborted" "no round had one: $LOG"
+fi
+expect_eq "... no fusectl mount left by uevmfs" "$before" "$(fusectl_mounts)"
+expect_eq "... no directory of its own left" "" "$(ls -d /run/uevmfs-fusectl.* 2>/dev/null)"
+check_files "stop_timeout=0"
+
+# ---- a second SIGTERM while the stop serves: abort at once -----------------------------
+# stop_timeout is long; the second signal must not wait for it.  Sent once
+# the stop serves; its drops may all have ended by then, so a few rounds.
+second=0
+for round in $(seq 10); do
+	stop_round ",stop_timeout=3600" second
+	if [ "$STATUS" != 0 ]; then
+		fail "a second SIGTERM: uevmfs ends, exit 0" "status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
+		exit 1
+	fi
+	grep -q "aborting the connection" <<<"$LOG" && { second=$round; break; }
+done
+pass "a second SIGTERM: uevmfs ends, exit 0 ($round rounds)"
+if [ "$second" != 0 ]; then
+	pass "... drops still under way at it: the connection was aborted (round $second)"
+else
+	fail "... drops still under way at it: the connection was aborted" "no round had one: $LOG"
+fi
+check_files "second SIGTERM"
+
+# ---- many users at once: at most 4 drop threads per worker ----------------------------
+# 48 users against two workers, each dirtying its own file's shared mapping
+# and chmodding it: at most 8 drop threads, the other chmods queue, every
+# one is answered, nothing is refused, every file ends labelled.
+cat >"$T/many.py" <<'PY'
+import mmap, os, sys, threading
+d, n = sys.argv[1], int(sys.argv[2])
+bar = threading.Barrier(n)
+errs = []
+def run(u):
+    p = os.path.join(d, "m%d" % u)
+    fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o644)
+    os.ftruncate(fd, 65536)
+    m = mmap.mmap(fd, 65536, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    bar.wait()
+    try:
+        for r in range(100):
+            for i in range(0, 65536, 4096):
+                m[i] = r & 0xff
+            os.chmod(p, 0o600 if r & 1 else 0o644)
+    except OSError as e:
+        errs.append(str(e))
+    m.close()
+    os.close(fd)
+ts = [threading.Thread(target=run, args=(u,)) for u in range(n)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+print("errors:", len(errs), *errs[:3])
+PY
+from=$(wc -l <"$T/uevmfs.stderr")
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,noauditd,fastopen=on,max_threads=2,audit_log=$T/audit.log" ||
+	exit 1
+expect_eq "48 users chmod files they dirty through shared mappings: every chmod answered" \
+	"errors: 0" "$(timeout 600 python3 "$T/many.py" "$M" 48)"
+ufs_umount "$M"
+LOG=$(tail -n +$((from + 1)) "$T/uevmfs.stderr")
+peak=$(sed -n 's/.*page drops: at most \([0-9]*\) threads at once (of \([0-9]*\)), \([0-9]*\) requests queued.*/\1 \2 \3/p' <<<"$LOG")
+read -r peak cap queued <<<"${peak:-0 0 0}"
+expect_eq "... at most 4 drop threads per worker (8 with two)" "8" "$cap"
+check "... no more than that ran at once ($peak)" test "$peak" -ge 1 -a "$peak" -le 8
+check "... the rest queued for one ($queued)" test "$queued" -ge 1
+expect_eq "... nothing of theirs was refused (no audit record)" "" "$(cat "$T/audit.log")"
+bad=0
+for u in $(seq 0 47); do
+	"$UEVM" verify -q --hmac-key "raw:$KEY" "$S/m$u" || bad=$((bad + 1))
+done
+expect_eq "... every file verifies" 0 "$bad"
+
+# ---- option check --------------------------------------------------------------------
+expect_rc "stop_timeout=-1 is refused" 2 "$UEVMFS" "$S" "$M" -f -o "securityfs=none,stop_timeout=-1"
+expect_match "... naming the option" "stop_timeout=-1: not between 0 and 86400" \
+	"$("$UEVMFS" "$S" "$M" -f -o "securityfs=none,stop_timeout=-1" 2>&1)"
