@@ -115,13 +115,13 @@ int ufs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 	return err;
 }
 
-bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err)
+bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err)
 {
 	struct setattr_drop *d;
 	bool taken = true;
 	pthread_t t;
 
-	if (!S_ISREG(in->type) || !ufs.se || !(d = calloc(1, sizeof(*d))))
+	if (!(d = calloc(1, sizeof(*d))))
 		return false;
 	d->req = req;
 	d->in = in;
@@ -193,6 +193,15 @@ static bool drops_abort(void)
 	return ok;
 }
 
+/* Has the device said the connection is over (libfuse marks the session
+ * exited then too, as a signal does)? */
+static bool connection_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 /*
  * Called by the stop, after libfuse's loop ended, once the flusher was told
  * to end.  Serves requests in this thread until no drop is under way.  The
@@ -239,11 +248,16 @@ void ufs_drops_finish(void)
 			break;
 		if (gone)
 			continue;
+		if (fuse_session_exited(ufs.se) && connection_gone(fd)) {
+			gone = true;	/* unmounted or aborted meanwhile */
+			continue;
+		}
 		if (drops && !aborted && (left <= 0 || fuse_session_exited(ufs.se))) {
 			fprintf(stderr, "uevmfs: stopping: %u page drops still wait "
-				"for writes after %lu requests served; aborting the "
-				"connection: their mapped data is lost\n",
-				drops, served);
+				"for writes after %lu requests served (%s); aborting "
+				"the connection: their mapped data is lost\n",
+				drops, served, left <= 0 ? "stop_timeout passed" :
+				"a second signal");
 			aborted = true;
 			if (drops_abort()) {
 				gone = true;

@@ -56,34 +56,6 @@ void ufs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_attr(req, &st, ufs.timeout);
 }
 
-/*
- * fastopen, a truncation's reply: its pages are dropped only after it
- * (ufs_shared_setattr), and a reply's mtime is taken as the file's without
- * dropping anything.  Were the pages a write left still cached, an exec
- * right after a truncation that kept the size would be served from them,
- * unappraised (an attack review ran an unsigned program so, the flusher
- * kept busy).  So the reply's mtime is one the file does not have, valid
- * for no time: the next access asks again, sees the mtime "changed" and
- * the kernel drops the pages first (auto_inval_data), in the caller's
- * context, where writes may go out.
- */
-static void reply_truncated(fuse_req_t req, struct ufs_inode *in)
-{
-	struct stat st;
-
-	if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
-		fuse_reply_err(req, errno);
-		return;
-	}
-	if (st.st_mtim.tv_nsec > 0) {
-		st.st_mtim.tv_nsec--;
-	} else {
-		st.st_mtim.tv_sec--;
-		st.st_mtim.tv_nsec = 999999999;
-	}
-	fuse_reply_attr(req, &st, 0);
-}
-
 static int set_times(struct ufs_inode *in, struct ufs_file *fh,
 		     const struct stat *attr, int to_set)
 {
@@ -190,15 +162,10 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		ufs_hook_end(&h);
 	}
 	ufs_own_end(in);
-	if (ufs.fastopen && !(to_set & FUSE_SET_ATTR_SIZE) &&
-	    ufs_shared_setattr_reply(req, in, err))
-		return;
-	if (ufs.fastopen)
-		ufs_shared_setattr(in, to_set & FUSE_SET_ATTR_SIZE);
-	if (err)
+	if (ufs.fastopen)	/* the cached pages dropped too */
+		ufs_shared_setattr_reply(req, in, to_set & FUSE_SET_ATTR_SIZE, err);
+	else if (err)
 		fuse_reply_err(req, -err);
-	else if (ufs.fastopen && S_ISREG(in->type) && (to_set & FUSE_SET_ATTR_SIZE))
-		reply_truncated(req, in);
 	else
 		ufs_getattr(req, ino, NULL);
 }

@@ -135,27 +135,73 @@ static void inval_add(struct ufs_inode *in, off_t off, size_t len)
 	pthread_mutex_unlock(&ufs.dirty_lock);
 }
 
-/* A SETATTR (chmod, utimes, truncate) of IN: its reply brings the new
- * mtime into the kernel's attribute cache without dropping any page, and
- * a changed mtime was what made the kernel drop pages a write left
- * (auto_inval_data).  So they are dropped here, before the reply -- by the
- * flusher when single-threaded, where dropping a dirty page of a shared
- * mapping would wait for a WRITE no other worker could serve. */
-void ufs_shared_setattr(struct ufs_inode *in, bool truncate)
+/*
+ * A truncation's reply: its pages are dropped only after it (below), and
+ * a reply's mtime is taken as the file's without
+ * dropping anything.  Were the pages a write left still cached, an exec
+ * right after a truncation that kept the size would be served from them,
+ * unappraised (an attack review ran an unsigned program so, the flusher
+ * kept busy).  So the reply's mtime is one the file does not have, valid
+ * for no time: the next access asks again, sees the mtime "changed" and
+ * the kernel drops the pages first (auto_inval_data), in the caller's
+ * context, where writes may go out.
+ */
+static void reply_truncated(fuse_req_t req, struct ufs_inode *in)
 {
-	if (!S_ISREG(in->type) || !ufs.se)
+	struct stat st;
+
+	if (fstatat(in->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) {
+		fuse_reply_err(req, errno);
 		return;
-	/* A truncation's SETATTR is answered while the kernel holds the
-	 * inode's writes back (FUSE_NOWRITE): dropping a dirty page of a
-	 * shared mapping then waits for a WRITE that cannot be sent until
-	 * the reply -- for ever (an attack review hung the mount so, as any
-	 * user).  The flusher drops those pages after the reply, as it does
-	 * after every WRITE; the kernel itself drops what lies past the new
-	 * size. */
-	if (ufs.singlethread || truncate)
+	}
+	if (st.st_mtim.tv_nsec > 0) {
+		st.st_mtim.tv_nsec--;
+	} else {
+		st.st_mtim.tv_sec--;
+		st.st_mtim.tv_nsec = 999999999;
+	}
+	fuse_reply_attr(req, &st, 0);
+}
+
+/*
+ * Every SETATTR's answer (chmod, utimes, truncate; ERR or IN's attributes).
+ * Its reply brings the new mtime into the kernel's attribute cache without
+ * dropping any page, and a changed mtime was what made the kernel drop
+ * pages a write left (auto_inval_data).  So they are dropped here:
+ *  - a truncation's, after the reply: it is answered while the kernel
+ *    holds the inode's writes back (FUSE_NOWRITE), and dropping a dirty
+ *    page of a shared mapping then waits for a WRITE that cannot be sent
+ *    until the reply -- for ever (an attack review hung the mount so, as
+ *    any user).  The flusher drops them, as it does after every WRITE; the
+ *    kernel itself drops what lies past the new size;
+ *  - any other's, before the reply, by a drop thread (drops.c); without
+ *    one, here (by the flusher when single-threaded, where dropping a
+ *    dirty page would wait for a WRITE no other worker could serve).
+ */
+void ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, bool truncate,
+			      int err)
+{
+	fuse_ino_t ino = (fuse_ino_t)(uintptr_t)in;
+
+	if (!S_ISREG(in->type) || !ufs.se) {
+		/* no pages */
+	} else if (truncate) {
 		inval_add(in, 0, 0);
+		if (!err) {
+			reply_truncated(req, in);
+			return;
+		}
+	} else if (ufs_drop_handoff(req, in, err)) {
+		return;
+	} else if (ufs.singlethread) {
+		inval_add(in, 0, 0);
+	} else {
+		fuse_lowlevel_notify_inval_inode(ufs.se, ino, 0, 0);
+	}
+	if (err)
+		fuse_reply_err(req, -err);
 	else
-		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
+		ufs_getattr(req, ino, NULL);
 }
 
 /* Take IN off the drop queue (call with dirty_lock held). */

@@ -253,14 +253,16 @@ void ufs_file_unregister(struct ufs_file *fh);
 int ufs_shared_start(void);
 void ufs_shared_stop(void);	/* relabels every file still written */
 void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
-/* Before a SETATTR of IN is answered: its cached pages dropped. */
-void ufs_shared_setattr(struct ufs_inode *in, bool truncate);
+/* Answer a SETATTR of IN (ERR, or IN's attributes), its cached pages
+ * dropped: before the answer, or after it for a truncation. */
+void ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, bool truncate,
+			      int err);
 
 /* drops.c: page drops that wait for the kernel's writes.  For a SETATTR
- * other than a truncation: drop IN's cached pages in a drop thread, which
- * then answers REQ (ERR, or IN's attributes); false: not handed over,
- * answer it here. */
-bool ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, int err);
+ * of a regular file other than a truncation: drop IN's cached pages in a
+ * drop thread, which then answers REQ (ERR, or IN's attributes); false:
+ * not handed over, answer it here. */
+bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err);
 void ufs_drops_wake(void);	/* a drop ended (dirty_lock held) */
 void ufs_drops_finish(void);	/* at the stop: serve until drops end */
 /* pthread_create with every signal blocked in the new thread. */
