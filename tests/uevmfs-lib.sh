@@ -7,6 +7,8 @@
 #   ufs_umount MOUNTPOINT                   unmount, wait for uevmfs, and
 #       check that it exited 0.
 #   ufs_records CAUSE NAME                  audit lines for NAME with CAUSE.
+#   ufs_abort MOUNTPOINT                    abort its FUSE connection (fusectl):
+#       a test whose mount hangs still ends.
 #   UFS_EXTRA_OPTS                          appended to every mount's options
 #       (uevmfs_fastopen_*.sh: fastopen).
 
@@ -79,4 +81,17 @@ ufs_umount() {	# mountpoint
 
 ufs_records() {	# cause name [audit log]
 	grep -F " cause=$1 " "${3:-$T/audit.log}" | grep -F "name=\"$2\""
+}
+
+# ufs_abort MOUNTPOINT: abort the FUSE connection of the last mount there,
+# through fusectl (mounted for the rest of the test if it is not).
+ufs_abort() {
+	local conn
+	conn=$(awk -v m="$1" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
+	[ -n "$conn" ] || return
+	if ! mountpoint -q /sys/fs/fuse/connections; then
+		mount -t fusectl fusectl /sys/fs/fuse/connections &&
+			on_exit "umount /sys/fs/fuse/connections"
+	fi
+	echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null
 }

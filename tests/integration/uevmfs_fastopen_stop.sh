@@ -21,17 +21,6 @@ mkdir -p "$S" "$M"
 : >"$T/uevmfs.stderr"
 : >"$T/audit.log"
 
-# A hung stop: abort our own connection (fusectl) so that the test ends.
-abort_mount() {
-	local conn
-	conn=$(awk -v m="$M" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
-	[ -n "$conn" ] || return
-	if ! mountpoint -q /sys/fs/fuse/connections; then
-		mount -t fusectl fusectl /sys/fs/fuse/connections &&
-			on_exit "umount /sys/fs/fuse/connections"
-	fi
-	echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null
-}
 
 cat >"$T/flood.py" <<'PY'
 import mmap, os, sys
@@ -97,13 +86,13 @@ stop_round() {
 		STATUS=$?
 	else
 		STATUS=hung
-		abort_mount
+		ufs_abort "$M"
 		wait_quiet 60 ufs_gone "$UFS_PID"
 	fi
 	LOG=$(tail -n +$((from + 1)) "$T/uevmfs.stderr")
 	if ! wait_quiet 60 fl_gone; then
 		fail "stop ($opts): the six users end" "$(ps -o pid,stat,wchan:30,cmd -p "${fl[*]}")"
-		abort_mount
+		ufs_abort "$M"
 		exit 1
 	fi
 	ufs_mounted "$M" fuse.uevmfs && fusermount3 -u -z "$M"
@@ -119,49 +108,46 @@ check_files() {	# what
 	expect_eq "$1: nothing of theirs was refused (no audit record)" "" "$(cat "$T/audit.log")"
 }
 
+# rounds WHAT PATTERN N OPTIONS [SECOND [SIZE]]: up to N stop_rounds,
+# until this round's stderr shows PATTERN (a drop must be under way at the
+# signal: most rounds have one).  Each must end uevmfs with status 0.
+rounds() {
+	local what=$1 pattern=$2 n=$3 round
+	shift 3
+	HIT=0
+	for round in $(seq "$n"); do
+		stop_round "$@"
+		# A stop that ended before a second signal came leaves that to
+		# libfuse's handlers' removal: it kills then, after the relabel.
+		[ "$STATUS" = 143 ] && [ -n "${2:-}" ] &&
+			grep -q "stopping: page drops done" <<<"$LOG" && STATUS=0
+		if [ "$STATUS" != 0 ]; then
+			fail "$what: uevmfs ends, exit 0" "status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
+			exit 1
+		fi
+		grep -q "$pattern" <<<"$LOG" && { HIT=$round; break; }
+	done
+	pass "$what: uevmfs ends, exit 0, the six users too ($round rounds)"
+}
+# hit WHAT: the last rounds saw their pattern.
+hit() {
+	if [ "$HIT" != 0 ]; then pass "$1 (round $HIT)"; else fail "$1" "in no round: $LOG"; fi
+}
+
 # ---- SIGTERM: the stop serves the writes the drops wait for ----------------------------
-# A drop must be under way at the signal for the stop to serve; most
-# rounds have one, a few rounds make it certain.
-served=0
-for round in 1 2 3 4 5; do
-	stop_round ""
-	if [ "$STATUS" != 0 ]; then
-		fail "SIGTERM with chmod drops under way: uevmfs ends, exit 0" \
-			"status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
-		exit 1
-	fi
-	grep -q "stopping: serving requests" <<<"$LOG" && { served=$round; break; }
-done
-pass "SIGTERM with chmod drops under way: uevmfs ends, exit 0 ($round rounds)"
-if [ "$served" != 0 ]; then
-	pass "... the stop served requests while drops were under way (round $served)"
-else
-	fail "... the stop served requests while drops were under way" "no round had a drop under way at the stop: $LOG"
-fi
+rounds "SIGTERM with chmod drops under way" "stopping: serving requests" 5 ""
+hit "... the stop served requests while drops were under way"
 expect_match "... and says when they were done" "stopping: page drops done, [0-9]+ requests served" "$LOG"
 expect_eq "... no abort (they all ended in time)" "" "$(grep aborting <<<"$LOG")"
-pass "... the six users ended, nothing left in the mount"
 check_files "SIGTERM"
 
 # ---- stop_timeout=0: drops under way abort the connection at once ----------------------
 # Their writes fail (the mapped data is lost, as on a kill), uevmfs still
 # ends, and the fusectl mount it may make for the abort is gone.
 before=$(fusectl_mounts)
-aborted=0
-for round in 1 2 3 4 5; do
-	stop_round ",stop_timeout=0"
-	if [ "$STATUS" != 0 ]; then
-		fail "stop_timeout=0: uevmfs ends, exit 0" "status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
-		exit 1
-	fi
-	grep -q "aborting the connection" <<<"$LOG" && { aborted=$round; break; }
-done
-pass "stop_timeout=0: uevmfs ends, exit 0 ($round rounds)"
-if [ "$aborted" != 0 ]; then
-	pass "... drops under way at the stop: the connection was aborted (round $aborted)"
-else
-	fail "... drops under way at the stop: the connection was aborted" "no round had one: $LOG"
-fi
+rounds "stop_timeout=0" "aborting the connection" 5 ",stop_timeout=0"
+hit "... drops under way at the stop: the connection was aborted"
+expect_match "... for the time" "stop_timeout passed" "$LOG"
 expect_eq "... no fusectl mount left by uevmfs" "$before" "$(fusectl_mounts)"
 expect_eq "... no directory of its own left" "" "$(ls -d /run/uevmfs-fusectl.* 2>/dev/null)"
 check_files "stop_timeout=0"
@@ -170,24 +156,9 @@ check_files "stop_timeout=0"
 # stop_timeout is long; the second signal must not wait for it.  Sent once
 # the stop serves: 16 MiB mappings, whose drops write 4096 pages back one
 # WRITE each, keep it serving a while; still, a few rounds.
-second=0
-for round in $(seq 10); do
-	stop_round ",stop_timeout=3600" second $((16 << 20))
-	# A stop that ended before the second signal came leaves it to
-	# libfuse's handlers' removal: then it kills, after the relabel.
-	[ "$STATUS" = 143 ] && grep -q "stopping: page drops done" <<<"$LOG" && STATUS=0
-	if [ "$STATUS" != 0 ]; then
-		fail "a second SIGTERM: uevmfs ends, exit 0" "status $STATUS: $(tail -n 20 "$T/uevmfs.stderr")"
-		exit 1
-	fi
-	grep -q "aborting the connection" <<<"$LOG" && { second=$round; break; }
-done
-pass "a second SIGTERM: uevmfs ends, exit 0 ($round rounds)"
-if [ "$second" != 0 ]; then
-	pass "... drops still under way at it: the connection was aborted (round $second)"
-else
-	fail "... drops still under way at it: the connection was aborted" "no round had one: $LOG"
-fi
+rounds "a second SIGTERM" "aborting the connection" 10 ",stop_timeout=3600" second $((16 << 20))
+hit "... drops still under way at it: the connection was aborted"
+expect_match "... for the signal" "a second signal" "$LOG"
 check_files "second SIGTERM"
 
 # ---- many users at once: at most 4 drop threads per worker ----------------------------

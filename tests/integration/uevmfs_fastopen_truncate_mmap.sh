@@ -23,17 +23,6 @@ M=$T/mnt
 mkdir -p "$S" "$M"
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,noauditd,fastopen=on" || exit 1
 
-# If it hangs, abort our own connection (fusectl) so that the test ends.
-abort_mount() {
-	local conn
-	conn=$(awk -v m="$M" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
-	[ -n "$conn" ] || return
-	if ! mountpoint -q /sys/fs/fuse/connections; then
-		mount -t fusectl fusectl /sys/fs/fuse/connections &&
-			on_exit "umount /sys/fs/fuse/connections"
-	fi
-	echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null
-}
 
 cat >"$T/mm.py" <<'PY'
 import mmap, os, sys
@@ -67,7 +56,7 @@ if gone; then
 	check "the mount answers" timeout 30 ls "$M"
 else
 	fail "the truncations and the mapping's writer end (nothing stuck in the mount)"
-	abort_mount
+	ufs_abort "$M"
 	exit 1
 fi
 check "... it dirtied the mapping" grep -q round "$T/mm.out"
@@ -109,7 +98,7 @@ if chm_gone; then
 	check "the mount answers" timeout 30 ls "$M"
 else
 	fail "six users chmod files they dirty through shared mappings: all end (two workers)"
-	abort_mount
+	ufs_abort "$M"
 	exit 1
 fi
 expect_eq "... each did its 300 rounds" 6 "$(grep -c done "$T/chm.out")"
