@@ -21,8 +21,11 @@ UFS_MOUNTS=()
 UFS_PIDS=()
 _ufs_cleanup() {
 	local m p
+	# A uevmfs killed while a thread of its waits in the kernel for a
+	# write only it could serve never ends: abort the connection first.
 	for m in "${UFS_MOUNTS[@]}"; do
-		grep -q " $m fuse" /proc/mounts 2>/dev/null && fusermount3 -u -z "$m" 2>/dev/null
+		grep -q " $m fuse" /proc/mounts 2>/dev/null &&
+			{ ufs_abort "$m"; fusermount3 -u -z "$m" 2>/dev/null; }
 	done
 	for p in "${UFS_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	return 0
@@ -84,14 +87,18 @@ ufs_records() {	# cause name [audit log]
 }
 
 # ufs_abort MOUNTPOINT: abort the FUSE connection of the last mount there,
-# through fusectl (mounted for the rest of the test if it is not).
+# through fusectl (mounted for the moment in $T if it is not).
 ufs_abort() {
-	local conn
+	local conn dir=/sys/fs/fuse/connections
 	conn=$(awk -v m="$1" '$5 == m { split($3, d, ":"); print d[2] }' /proc/self/mountinfo | tail -n 1)
-	[ -n "$conn" ] || return
-	if ! mountpoint -q /sys/fs/fuse/connections; then
-		mount -t fusectl fusectl /sys/fs/fuse/connections &&
-			on_exit "umount /sys/fs/fuse/connections"
+	[ -n "$conn" ] || return 0
+	if [ -e "$dir/$conn/abort" ]; then
+		echo 1 >"$dir/$conn/abort" 2>/dev/null
+	else
+		dir=$(mktemp -d "$T/fusectl.XXXXXX") &&
+			mount -t fusectl fusectl "$dir" &&
+			{ echo 1 >"$dir/$conn/abort" 2>/dev/null; umount "$dir"; }
+		rmdir "$dir" 2>/dev/null
 	fi
-	echo 1 >"/sys/fs/fuse/connections/$conn/abort" 2>/dev/null
+	return 0
 }

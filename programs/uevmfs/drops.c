@@ -6,8 +6,9 @@
  * its dirty pages back first: the drop waits for WRITE requests that only a
  * thread reading the FUSE device can serve.  Two places must not wait so:
  *
- *  - A SETATTR other than a truncation drops the file's pages before its
- *    reply (ops_shared.c tells why), but not in the worker: users who chmod
+ *  - A SETATTR other than a truncation, and a change of extended
+ *    attributes, drop the file's pages before the reply (ops_shared.c tells
+ *    why), but not in the worker: users who chmod
  *    files they keep dirtying through shared mappings took every worker so
  *    and hung the mount for everyone (24 processes against 16 workers).  A
  *    drop thread drops the pages and answers; the caller waits for that
@@ -18,14 +19,16 @@
  *    threads run (a review made 304 threads with 300 callers); past that,
  *    requests queue for the next free one.
  *
- *  - The stop.  A signal ends libfuse's loop and its workers; drops still
- *    under way (drop threads, the flusher) then wait for WRITEs no one
- *    reads, and uevmfs hung until its connection was aborted (a review).
- *    ufs_drops_finish serves requests in the stopping thread until they are
- *    done -- the users' mapped data reaches SOURCE and is relabelled -- for
- *    at most stop_timeout seconds (a WRITE may wait for a long relabel);
- *    then it aborts the connection, as a kill would: the writes still
- *    pending fail and their data is lost.
+ *  - The stop.  A signal ended libfuse's loop and its workers; drops
+ *    still under way (drop threads, the flusher's) then waited for WRITEs
+ *    no one read, and uevmfs hung until its connection was aborted (a
+ *    review).  Serving them from the stopping thread instead lost some: a
+ *    worker reading a request as the session is marked exited throws it
+ *    away, unanswered, and a drop waited for it until the abort.  So with
+ *    fastopen a signal is not libfuse's: the stopper thread (below) waits,
+ *    while the workers serve on, until the drops and the flusher are done
+ *    -- the users' mapped data reaches SOURCE and is relabelled -- and only
+ *    then ends the loop, when no drop can be waiting for what it loses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "uevmfs.h"
@@ -44,6 +49,7 @@ struct setattr_drop {
 	fuse_req_t req;
 	struct ufs_inode *in;
 	int err;
+	bool attrs;		/* answered with IN's attributes (SETATTR) */
 };
 
 /* Under dirty_lock: requests waiting for a drop thread; the most threads
@@ -52,8 +58,8 @@ static struct setattr_drop *queue, **queue_tail = &queue;
 static unsigned int peak;
 static unsigned long queued;
 
-/* Tell a stop waiting in ufs_drops_finish to look again.  Call with
- * dirty_lock held. */
+/* Tell the stopper, or a stop waiting on dirty_cond, to look again.  Call
+ * with dirty_lock held. */
 void ufs_drops_wake(void)
 {
 	uint64_t one = 1;
@@ -72,7 +78,7 @@ static void *drop_main(void *arg)
 		fuse_ino_t ino = (fuse_ino_t)(uintptr_t)d->in;
 
 		fuse_lowlevel_notify_inval_inode(ufs.se, ino, 0, 0);
-		if (d->err)
+		if (d->err || !d->attrs)
 			fuse_reply_err(d->req, -d->err);
 		else
 			ufs_getattr(d->req, ino, NULL);
@@ -115,7 +121,7 @@ int ufs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 	return err;
 }
 
-bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err)
+bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err, bool attrs)
 {
 	struct setattr_drop *d;
 	bool taken = true;
@@ -126,6 +132,7 @@ bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err)
 	d->req = req;
 	d->in = in;
 	d->err = err;
+	d->attrs = attrs;
 	pthread_mutex_lock(&ufs.dirty_lock);
 	if (ufs.setattr_drops < ufs.drop_threads_max &&
 	    !ufs_thread_start(&t, drop_main, d, 256 << 10, true)) {
@@ -153,147 +160,215 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Write "1" to DIR/<our connection>/abort. */
+/* Write "1" to DIR/<our connection>/abort (fusectl names a connection by
+ * its device number, the kernel's encoding: minor alone for major 0). */
 static bool abort_in(const char *dir)
 {
 	char path[PATH_MAX];
 	bool ok;
-	int fd;
+	int fd, e;
 
-	snprintf(path, sizeof(path), "%s/%u/abort", dir, ufs.conn);
+	snprintf(path, sizeof(path), "%s/%u/abort", dir, minor(ufs.conn));
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	ok = write(fd, "1", 1) == 1;
+	e = errno;
 	close(fd);
+	errno = e;
 	return ok;
 }
 
-/* Abort our own connection, through the FUSE control filesystem (closing
- * our descriptor would not: a request still unanswered holds a worker's
- * cloned one open).  Mounted where systemd puts it, or else for the moment
- * on a directory of our own. */
+/* Abort our own connection (closing our descriptor would not: a request
+ * still unanswered holds a worker's cloned one open).  Through the FUSE
+ * control filesystem, where systemd mounts it or else for the moment on a
+ * directory of our own; failing that, a forced unmount of our mount
+ * (umount_begin aborts a FUSE connection), if the mount point still shows
+ * it. */
 static bool drops_abort(void)
 {
 	char dir[] = "/run/uevmfs-fusectl.XXXXXX";
-	bool ok;
+	struct statx stx;
+	bool ok = false;
+	int e;
 
-	if (!ufs.conn)
+	if (!ufs.conn) {
+		errno = ENODEV;
 		return false;
+	}
 	if (abort_in("/sys/fs/fuse/connections"))
 		return true;
-	if (!mkdtemp(dir))
-		return false;
-	ok = !mount("fusectl", dir, "fusectl", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-	if (ok) {
-		ok = abort_in(dir);
+	if (mkdtemp(dir)) {
+		ok = !mount("fusectl", dir, "fusectl", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			    NULL) && abort_in(dir);
+		e = errno;
 		umount2(dir, MNT_DETACH);
+		rmdir(dir);
+		errno = e;
+		if (ok)
+			return true;
 	}
-	rmdir(dir);
-	return ok;
+	if (!statx(AT_FDCWD, ufs.mountpoint, AT_STATX_DONT_SYNC | AT_SYMLINK_NOFOLLOW,
+		   STATX_TYPE, &stx) &&
+	    makedev(stx.stx_dev_major, stx.stx_dev_minor) == ufs.conn) {
+		/* EBUSY from the unmount itself: the abort came first. */
+		if (!umount2(ufs.mountpoint, MNT_FORCE) || errno == EBUSY)
+			return true;
+	}
+	return false;
 }
 
-/* Has the device said the connection is over (libfuse marks the session
- * exited then too, as a signal does)? */
-static bool connection_gone(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+static volatile sig_atomic_t stop_signals;	/* SIGTERM, SIGINT, SIGHUP */
+static volatile sig_atomic_t stopper_quit;	/* the loop ended on its own */
+static pthread_t stopper, main_thread;
+static bool stopper_run;
 
-	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+static void on_stop_signal(int sig)
+{
+	uint64_t one = 1;
+	int e = errno;
+
+	(void)sig;
+	stop_signals++;
+	if (write(ufs.drop_wake, &one, sizeof(one)) < 0)
+		(void)0;
+	errno = e;
+}
+
+/* SIGUSR2 from the stopper: the main thread's wait in libfuse's loop is
+ * interrupted, and the loop sees the session exited. */
+static void on_wake_signal(int sig)
+{
+	(void)sig;
+}
+
+/* Wait on the wake-up eventfd (drops' and the flusher's ends, signals) for
+ * at most MS milliseconds (-1: no limit). */
+static void stop_wait(int ms)
+{
+	struct pollfd p = { .fd = ufs.drop_wake, .events = POLLIN };
+	uint64_t v;
+
+	if (poll(&p, 1, ms) > 0 && read(ufs.drop_wake, &v, sizeof(v)) < 0)
+		(void)0;
 }
 
 /*
- * Called by the stop, after libfuse's loop ended, once the flusher was told
- * to end.  Serves requests in this thread until no drop is under way.  The
- * mount is still there: requests are served as a worker would serve them,
- * except a SETATTR of a regular file, which would start another drop and is
- * refused (ENOTCONN, as every request is once uevmfs has exited): so the
- * drops only end, and users who keep chmodding cannot keep uevmfs up.  A
- * second signal (libfuse's handler marks the session exited) aborts at once.
+ * The first signal: changes of regular files' attributes are refused from
+ * now on (ENOTCONN, as every request is once uevmfs has exited: each would
+ * start another drop, and users who keep chmodding could keep uevmfs up),
+ * the flusher is told to end, and the drops under way are waited for while
+ * the workers serve their writes.  Once stop_timeout has passed, or at a
+ * second signal: every hashing that runs longer than a second is cancelled
+ * (a user's huge sparse file in the flusher's relabel held the stop for
+ * hours; that file keeps failing), and drops still under way are ended by
+ * aborting the connection (their mapped data is lost, as on a kill).
  */
-void ufs_drops_finish(void)
+static void stop_quiesce(void)
 {
-	struct fuse_buf buf = { .mem = NULL };
-	int64_t end = mono_ns() + (int64_t)(ufs.stop_timeout * 1e9);
-	bool aborted = false, gone = false;
-	unsigned long served = 0;
-	unsigned int drops;
-	bool live;
-	int fd;
+	int64_t start = mono_ns(), end = start + (int64_t)(ufs.stop_timeout * 1e9);
+	bool late = false, told = false;
 
-	if (!ufs.se)
-		return;
-	fd = fuse_session_fd(ufs.se);
 	atomic_store(&ufs.stopping, true);
-	/* fuse_session_receive_buf throws away what it reads once the
-	 * session is marked exited. */
-	fuse_session_reset(ufs.se);
+	pthread_mutex_lock(&ufs.dirty_lock);
+	ufs.flusher_run = false;
+	pthread_cond_broadcast(&ufs.dirty_cond);
+	pthread_mutex_unlock(&ufs.dirty_lock);
 	for (;;) {
-		struct pollfd p[2] = {
-			{ .fd = fd, .events = POLLIN },
-			{ .fd = ufs.drop_wake, .events = POLLIN },
-		};
 		int64_t left = end - mono_ns();
-		uint64_t v;
-		int n;
+		unsigned int drops;
+		bool busy, live;
 
 		pthread_mutex_lock(&ufs.dirty_lock);
-		/* The flusher may also be relabelling: served on, no limit. */
 		drops = ufs.setattr_drops + ufs.flusher_dropping;
+		busy = drops || ufs.flusher_relabel;
 		live = drops || ufs.flusher_live;
-		if (live && gone)	/* every wait on the device ends */
-			pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
 		pthread_mutex_unlock(&ufs.dirty_lock);
 		if (!live)
 			break;
-		if (gone)
+		if (busy && !told) {
+			fprintf(stderr, "uevmfs: stopping: waiting for %u page drops%s "
+				"to end (at most stop_timeout=%g s)\n", drops,
+				ufs.flusher_relabel ? " and a relabel" : "", ufs.stop_timeout);
+			told = true;
+		}
+		if (busy && !late && (stop_signals > 1 || left <= 0)) {
+			late = true;
+			ufs_share_cancel_long();
+			fprintf(stderr, "uevmfs: stopping: %s: long hashing cancelled "
+				"(its files keep failing)%s\n",
+				stop_signals > 1 ? "a second signal" : "stop_timeout passed",
+				drops ? "; aborting the connection: the mapped data "
+				"pending drops wait to write is lost" : "");
+			if (drops && !drops_abort())
+				fprintf(stderr, "uevmfs: stopping: cannot abort the "
+					"connection (%s)\n", strerror(errno));
 			continue;
-		if (fuse_session_exited(ufs.se) && connection_gone(fd)) {
-			gone = true;	/* unmounted or aborted meanwhile */
-			continue;
 		}
-		if (drops && !aborted && (left <= 0 || fuse_session_exited(ufs.se))) {
-			fprintf(stderr, "uevmfs: stopping: %u page drops still wait "
-				"for writes after %lu requests served (%s); aborting "
-				"the connection: their mapped data is lost\n",
-				drops, served, left <= 0 ? "stop_timeout passed" :
-				"a second signal");
-			aborted = true;
-			if (drops_abort()) {
-				gone = true;
-				continue;
-			}
-			fprintf(stderr, "uevmfs: stopping: cannot abort the "
-				"connection (%s); serving on\n", strerror(errno));
-			end = INT64_MAX;
-			fuse_session_reset(ufs.se);
-			left = INT64_MAX;
-		}
-		/* At most a second: a signal may reach another thread. */
-		n = poll(p, ufs.drop_wake >= 0 ? 2 : 1,
-			 left > 1000000000 ? 1000 : (int)(left / 1000000) + 1);
-		if (n > 0 && (p[1].revents & POLLIN) &&
-		    read(ufs.drop_wake, &v, sizeof(v)) < 0)
-			(void)0;
-		if (n > 0 && (p[0].revents & POLLIN) &&
-		    fuse_session_receive_buf(ufs.se, &buf) > 0) {
-			/* Most stops serve nothing: the flusher just ends. */
-			if (!served++)
-				fprintf(stderr, "uevmfs: stopping: serving requests "
-					"until the page drops under way end (at most "
-					"stop_timeout=%g s)\n", ufs.stop_timeout);
-			fuse_session_process_buf(ufs.se, &buf);
-		}
-		if (n > 0 && (p[0].revents & (POLLERR | POLLHUP)))
-			gone = true;	/* unmounted or aborted meanwhile */
+		stop_wait(late ? -1 : left > 1000000000 ? 1000 : (int)(left / 1000000) + 1);
 	}
-	if (served)
-		fprintf(stderr, "uevmfs: stopping: page drops done, %lu requests "
-			"served\n", served);
+	if (told)
+		fprintf(stderr, "uevmfs: stopping: page drops done after %.1f s\n",
+			(double)(mono_ns() - start) / 1e9);
+}
+
+static void *stopper_main(void *arg)
+{
+	(void)arg;
+	while (!stop_signals && !stopper_quit)
+		stop_wait(-1);
+	if (stopper_quit)
+		return NULL;
+	stop_quiesce();
+	/* Now the loop may end: nothing waits for a request it loses. */
+	fuse_session_exit(ufs.se);
+	while (!stopper_quit) {
+		/* Until it has (a wake-up just before its wait is lost). */
+		pthread_kill(main_thread, SIGUSR2);
+		stop_wait(200);
+	}
+	return NULL;
+}
+
+int ufs_stopper_start(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct sigaction wake = { .sa_handler = on_wake_signal };
+	int err;
+
+	if (ufs.drop_wake < 0)
+		return -EBADF;
+	main_thread = pthread_self();
+	err = ufs_thread_start(&stopper, stopper_main, NULL, 0, false);
+	if (err)
+		return -err;
+	stopper_run = true;
+	/* No SA_RESTART: the main thread's wait must end. */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&wake.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR2, &wake, NULL);
+	return 0;
+}
+
+void ufs_stopper_stop(void)
+{
+	uint64_t one = 1;
+
 	if (peak)
 		fprintf(stderr, "uevmfs: page drops: at most %u threads at once "
 			"(of %u), %lu requests queued for one\n", peak,
 			ufs.drop_threads_max, queued);
-	free(buf.mem);
-	fuse_session_exit(ufs.se);
+	if (!stopper_run)
+		return;
+	stopper_quit = 1;
+	if (write(ufs.drop_wake, &one, sizeof(one)) < 0)
+		(void)0;
+	pthread_join(stopper, NULL);
+	stopper_run = false;
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 }

@@ -148,10 +148,13 @@ int ufs_hook_begin(struct ufs_inode *in, int iofd,
 void ufs_hook_end(struct ufs_hook *h)
 {
 	if (h->shared) {
+		int why = ufs_share_leave();
+
 		h->shared = false;
-		if (ufs_share_leave())
+		if (why)
 			integrity_audit_msg(ufs.sys, AUDIT_INTEGRITY_DATA, &h->file,
 					    h->ev.filename, &h->cred, "worker_share",
+					    why == SHARE_STOPPING ? "uevmfs-stopping" :
 					    "user-holds-the-workers", -EBUSY, false);
 	}
 	if (h->own_fd && h->file.fd >= 0)

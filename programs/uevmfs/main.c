@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "keys.h"
@@ -132,9 +133,10 @@ static void usage(FILE *fp)
 "                      their first read); nofastopen = fastopen=off\n"
 "  write_idle=SECONDS  with fastopen: relabel after this long without a\n"
 "                      write (default 0.5), at fsync and at unmount\n"
-"  stop_timeout=SECONDS  with fastopen: how long a stop serves the writes\n"
-"                      that pending page drops wait for before it aborts the\n"
-"                      connection (default 30; a second signal: at once)\n"
+"  stop_timeout=SECONDS  with fastopen: how long a stop waits for the page\n"
+"                      drops and relabel under way before it cancels long\n"
+"                      hashing and aborts the connection (default 30; a\n"
+"                      second signal: at once)\n"
 "  -f foreground, -d debug (implies -f), -s single-threaded\n"
 "Other -o options go to FUSE (see mount.fuse3(8)).\n");
 }
@@ -756,10 +758,8 @@ static char *escape_opt(const char *s)
 	return out;
 }
 
-/* Our mount's device (0:N): its read-ahead window for large sequential
- * reads (bdi 0:N), and the connection's name in fusectl for a stop that
- * must abort it. */
-static void mount_settings(unsigned int kb)
+/* Large sequential reads: the mount's read-ahead window (bdi 0:N). */
+static void set_readahead(unsigned int kb)
 {
 	char line[4096], path[128];
 	unsigned int maj = 0, min = 0;
@@ -781,7 +781,6 @@ static void mount_settings(unsigned int kb)
 		fclose(fp);
 	if (!found)
 		return;
-	ufs.conn = maj << 20 | min;	/* the kernel's dev_t */
 	snprintf(path, sizeof(path), "/sys/class/bdi/%u:%u/read_ahead_kb", maj, min);
 	fp = fopen(path, "we");
 	if (fp) {
@@ -889,6 +888,17 @@ static struct fuse_session *start_session(const struct opts *o, struct fuse_args
 		return NULL;
 	}
 	ufs.nosuid = mounted_nosuid(ufs.mountpoint);
+	/* Our connection, named by our mount's device, for a stop that must
+	 * abort it: taken now, before anything else could be mounted there
+	 * (no request: the attributes cached at mount are enough). */
+	{
+		struct statx stx;
+
+		/* (A FUSE device is an anonymous one, major 0.) */
+		if (!statx(AT_FDCWD, ufs.mountpoint, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) &&
+		    stx.stx_dev_major == 0)
+			ufs.conn = makedev(0, stx.stx_dev_minor);
+	}
 	return se;
 }
 
@@ -1233,7 +1243,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uevmfs: cannot mount %s on %s\n", ufs.source, ufs.mountpoint);
 		goto out;
 	}
-	mount_settings(o.readahead_kb);
+	set_readahead(o.readahead_kb);
 	ufs_warn_source_holders();
 	if (!o.securityfs || strcmp(o.securityfs, "none")) {
 		const char *dir = o.securityfs ? o.securityfs : DEFAULT_SECURITYFS;
@@ -1261,6 +1271,11 @@ int main(int argc, char **argv)
 		fuse_session_unmount(se);
 		goto out;
 	}
+	if (ufs.fastopen && ufs_stopper_start()) {
+		fprintf(stderr, "uevmfs: cannot start the stopper thread\n");
+		fuse_session_unmount(se);
+		goto out;
+	}
 	daemon_ready();
 
 	if (o.singlethread) {
@@ -1283,6 +1298,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "uevmfs: relabelled at close: %ld from the "
 				"written stream, %ld read again\n", streamed, rehashed);
 	}
+	ufs_stopper_stop();
 	/* Stopped by a signal (libfuse returns its number): a clean exit. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
 	if (ufs.fastopen)

@@ -93,12 +93,8 @@ void ufs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 	char proc[40];
 	int err = 0;
 
-	/* The stop serves pending drops until they end; a SETATTR would start
-	 * another (drops.c).  Refused before anything changes. */
-	if (ufs.fastopen && S_ISREG(in->type) && atomic_load(&ufs.stopping)) {
-		fuse_reply_err(req, ENOTCONN);
+	if (ufs_shared_stopping(req, in))
 		return;
-	}
 	if (to_set & FUSE_SET_ATTR_MODE)
 		valid |= ATTR_MODE;
 	if (to_set & FUSE_SET_ATTR_UID)

@@ -163,6 +163,17 @@ static void reply_truncated(fuse_req_t req, struct ufs_inode *in)
 	fuse_reply_attr(req, &st, 0);
 }
 
+/* No drop thread: drop IN's pages here, or by the flusher when
+ * single-threaded, where dropping a dirty page would wait for a WRITE no
+ * other worker could serve. */
+static void drop_here(struct ufs_inode *in)
+{
+	if (ufs.singlethread)
+		inval_add(in, 0, 0);
+	else
+		fuse_lowlevel_notify_inval_inode(ufs.se, (fuse_ino_t)(uintptr_t)in, 0, 0);
+}
+
 /*
  * Every SETATTR's answer (chmod, utimes, truncate; ERR or IN's attributes).
  * Its reply brings the new mtime into the kernel's attribute cache without
@@ -175,8 +186,7 @@ static void reply_truncated(fuse_req_t req, struct ufs_inode *in)
  *    any user).  The flusher drops them, as it does after every WRITE; the
  *    kernel itself drops what lies past the new size;
  *  - any other's, before the reply, by a drop thread (drops.c); without
- *    one, here (by the flusher when single-threaded, where dropping a
- *    dirty page would wait for a WRITE no other worker could serve).
+ *    one, here.
  */
 void ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, bool truncate,
 			      int err)
@@ -191,17 +201,44 @@ void ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, bool truncat
 			reply_truncated(req, in);
 			return;
 		}
-	} else if (ufs_drop_handoff(req, in, err)) {
+	} else if (ufs_drop_handoff(req, in, err, true)) {
 		return;
-	} else if (ufs.singlethread) {
-		inval_add(in, 0, 0);
 	} else {
-		fuse_lowlevel_notify_inval_inode(ufs.se, ino, 0, 0);
+		drop_here(in);
 	}
 	if (err)
 		fuse_reply_err(req, -err);
 	else
 		ufs_getattr(req, ino, NULL);
+}
+
+/*
+ * A change of extended attributes: an ACL's changes the mode bits too
+ * (setfacl u::rwx makes a file executable) without a SETATTR and without
+ * touching the mtime, and a label's changes what the content may be used
+ * for -- an attack review ran an unsigned program from the pages a read
+ * had left cached, after a setfacl.  So its pages are dropped before the
+ * answer, as a chmod's.
+ */
+void ufs_shared_xattr_reply(fuse_req_t req, struct ufs_inode *in, int err)
+{
+	if (S_ISREG(in->type) && ufs.se) {
+		if (ufs_drop_handoff(req, in, err, false))
+			return;
+		drop_here(in);
+	}
+	fuse_reply_err(req, -err);
+}
+
+bool ufs_shared_stopping(fuse_req_t req, struct ufs_inode *in)
+{
+	/* The stop serves pending drops until they end; such a change would
+	 * start another (drops.c).  Refused before anything changes, as
+	 * every request is once uevmfs has exited. */
+	if (!ufs.fastopen || !S_ISREG(in->type) || !atomic_load(&ufs.stopping))
+		return false;
+	fuse_reply_err(req, ENOTCONN);
+	return true;
 }
 
 /* Take IN off the drop queue (call with dirty_lock held). */
@@ -654,9 +691,11 @@ static void *flusher_main(void *arg)
 			/* Pinned: ufs_shared_drop waits before freeing it. */
 			dirty_del(due);
 			due->pinned++;
+			ufs.flusher_relabel = true;
 			pthread_mutex_unlock(&ufs.dirty_lock);
 			shared_end(due);
 			pthread_mutex_lock(&ufs.dirty_lock);
+			ufs.flusher_relabel = false;
 			due->pinned--;
 			pthread_cond_broadcast(&ufs.dirty_cond);
 			continue;
@@ -680,6 +719,8 @@ static void *flusher_main(void *arg)
 	return NULL;
 }
 
+static bool flusher_started;	/* till ufs_shared_stop (main thread) */
+
 int ufs_shared_start(void)
 {
 	pthread_condattr_t ca;
@@ -698,6 +739,7 @@ int ufs_shared_start(void)
 		ufs.flusher_run = ufs.flusher_live = false;
 		return -err;
 	}
+	flusher_started = true;
 	return 0;
 }
 
@@ -706,16 +748,19 @@ void ufs_shared_stop(void)
 	struct ufs_inode *in;
 
 	pthread_mutex_lock(&ufs.dirty_lock);
-	if (!ufs.flusher_run) {
+	if (!flusher_started) {
 		pthread_mutex_unlock(&ufs.dirty_lock);
 		return;
 	}
+	flusher_started = false;
 	ufs.flusher_run = false;
 	pthread_cond_broadcast(&ufs.dirty_cond);
+	/* The session must outlive the replies still to come.  After a signal
+	 * the stopper waited for them while the workers served; after an
+	 * unmount, the connection is gone and they end. */
+	while (ufs.setattr_drops)
+		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
 	pthread_mutex_unlock(&ufs.dirty_lock);
-	/* The session must outlive the replies still to come, and the drops
-	 * under way wait for writes only a served device brings. */
-	ufs_drops_finish();
 	pthread_join(ufs.flusher, NULL);
 	if (ufs.drop_wake >= 0) {
 		close(ufs.drop_wake);

@@ -50,6 +50,8 @@ void ufs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	struct ufs_hook h;
 	int err;
 
+	if (ufs_shared_stopping(req, in))
+		return;
 	ufs_req_cred(req, &cred);
 	err = ufs_hook_begin(in, -1, &cred, &h);
 	if (err) {
@@ -67,7 +69,10 @@ void ufs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 		integrity_inode_post_setxattr(ufs.sys, &h.ev);
 	ufs_own_end(in);
 	ufs_hook_end(&h);
-	fuse_reply_err(req, -err);
+	if (ufs.fastopen)	/* the cached pages dropped too */
+		ufs_shared_xattr_reply(req, in, err);
+	else
+		fuse_reply_err(req, -err);
 }
 
 void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
@@ -77,6 +82,8 @@ void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	struct ufs_hook h;
 	int err;
 
+	if (ufs_shared_stopping(req, in))
+		return;
 	ufs_req_cred(req, &cred);
 	err = ufs_hook_begin(in, -1, &cred, &h);
 	if (err) {
@@ -92,7 +99,10 @@ void ufs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 		integrity_inode_post_removexattr(ufs.sys, &h.ev);
 	ufs_own_end(in);
 	ufs_hook_end(&h);
-	fuse_reply_err(req, -err);
+	if (ufs.fastopen)	/* the cached pages dropped too */
+		ufs_shared_xattr_reply(req, in, err);
+	else
+		fuse_reply_err(req, -err);
 }
 
 void ufs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)

@@ -46,6 +46,7 @@ static pthread_t watcher;
 static pthread_key_t busy_key;
 static pthread_once_t busy_once = PTHREAD_ONCE_INIT;
 static bool busy_keyed;
+static bool stop_long;			/* ufs_share_cancel_long was called */
 static __thread struct busy *self;
 
 static int64_t now_ns(void)
@@ -118,18 +119,18 @@ void ufs_share_enter(uid_t uid)
 		}
 	b->uid = uid;
 	b->since = now;
-	b->cancel = long_max && nlong >= long_max && holds;
+	b->cancel = long_max && nlong >= long_max && holds ? SHARE_HOLDS : 0;
 	b->active = true;
 	pthread_mutex_unlock(&busy_lock);
 }
 
-bool ufs_share_leave(void)
+int ufs_share_leave(void)
 {
 	struct busy *b = self;
-	bool cancelled;
+	int cancelled;
 
 	if (!b || !b->depth || --b->depth)
-		return false;
+		return 0;
 	pthread_mutex_lock(&busy_lock);
 	cancelled = b->cancel;
 	b->active = false;
@@ -143,6 +144,14 @@ bool ufs_share_leave(void)
 static void trim(void)
 {
 	int64_t now = now_ns();
+
+	if (stop_long) {
+		struct busy *o;
+
+		for (o = busy_list; o; o = o->next)
+			if (is_long(o, now))
+				o->cancel = SHARE_STOPPING;
+	}
 
 	for (;;) {
 		struct busy *o, *p, *victim = NULL;
@@ -164,7 +173,7 @@ static void trim(void)
 				victim = o;
 			}
 		}
-		victim->cancel = 1;
+		victim->cancel = SHARE_HOLDS;
 	}
 }
 
@@ -186,6 +195,21 @@ static void *watch_main(void *arg)
 	}
 	pthread_mutex_unlock(&busy_lock);
 	return NULL;
+}
+
+/* A stop that may not wait any longer: every hook call that runs long,
+ * now or later, is cancelled (a relabel is not made: its file keeps
+ * failing), short ones go on (the relabels of files written are made). */
+void ufs_share_cancel_long(void)
+{
+	pthread_mutex_lock(&busy_lock);
+	stop_long = true;
+	trim();
+	if (watch_run)
+		pthread_cond_broadcast(&watch_cond);
+	else	/* one worker: no watcher yet */
+		watch_run = !pthread_create(&watcher, NULL, watch_main, NULL);
+	pthread_mutex_unlock(&busy_lock);
 }
 
 int ufs_share_start(unsigned int max_threads)

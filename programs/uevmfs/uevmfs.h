@@ -95,13 +95,14 @@ struct ufs {
 	bool flusher_run;
 	bool flusher_live;		/* not yet ended (dirty_lock) */
 	bool flusher_dropping;		/* in a drop (dirty_lock) */
+	bool flusher_relabel;		/* in a relabel (dirty_lock) */
 	pthread_t flusher;
 	unsigned int setattr_drops;	/* drop threads running (dirty_lock) */
 	unsigned int drop_threads_max;
-	int drop_wake;			/* eventfd: a stop's wake-up, or -1 */
-	atomic_bool stopping;		/* libfuse's loop ended */
+	int drop_wake;			/* eventfd: the stopper's wake-up, or -1 */
+	atomic_bool stopping;		/* a stop signal came */
 	double stop_timeout;		/* a stop serves pending drops so long */
-	unsigned int conn;		/* our FUSE connection (fusectl's name) */
+	dev_t conn;			/* our mount's device: the connection */
 	struct fuse_session *se;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
@@ -257,14 +258,22 @@ void ufs_shared_drop(struct ufs_inode *in);	/* before IN is freed */
  * dropped: before the answer, or after it for a truncation. */
 void ufs_shared_setattr_reply(fuse_req_t req, struct ufs_inode *in, bool truncate,
 			      int err);
+/* Answer a SETXATTR or REMOVEXATTR of IN (ERR), its cached pages dropped
+ * before the answer. */
+void ufs_shared_xattr_reply(fuse_req_t req, struct ufs_inode *in, int err);
+/* Refuse a change of IN's attributes while the stop serves (drops.c)? */
+bool ufs_shared_stopping(fuse_req_t req, struct ufs_inode *in);
 
-/* drops.c: page drops that wait for the kernel's writes.  For a SETATTR
- * of a regular file other than a truncation: drop IN's cached pages in a
- * drop thread, which then answers REQ (ERR, or IN's attributes); false:
- * not handed over, answer it here. */
-bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err);
+/* drops.c: page drops that wait for the kernel's writes.  Drop IN's
+ * (a regular file's) cached pages in a drop thread, which then answers REQ
+ * (ERR, or with ATTRS IN's attributes); false: not handed over, answer it
+ * here. */
+bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err, bool attrs);
 void ufs_drops_wake(void);	/* a drop ended (dirty_lock held) */
-void ufs_drops_finish(void);	/* at the stop: serve until drops end */
+/* The stopper: SIGTERM, SIGINT and SIGHUP wait for the drops under way
+ * before libfuse's loop ends (with fastopen, after ufs_shared_start). */
+int ufs_stopper_start(void);
+void ufs_stopper_stop(void);	/* after the loop */
 /* pthread_create with every signal blocked in the new thread. */
 int ufs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 		     size_t stack, bool detached);
@@ -342,12 +351,14 @@ void ufs_stream_drop(struct ufs_inode *in);	/* before IN is freed */
 void ufs_stream_stats(long *streamed, long *rehashed);
 
 /* share.c: no user holds every worker with long hook calls.  Every hook
- * call is registered between ufs_share_enter and ufs_share_leave (true:
- * it was cancelled, its hashing failed). */
+ * call is registered between ufs_share_enter and ufs_share_leave (not 0:
+ * it was cancelled, its hashing failed, for that reason). */
+enum { SHARE_HOLDS = 1, SHARE_STOPPING = 2 };
 int ufs_share_start(unsigned int max_threads);
 void ufs_share_stop(void);
 void ufs_share_enter(uid_t uid);
-bool ufs_share_leave(void);
+int ufs_share_leave(void);
+void ufs_share_cancel_long(void);
 
 /* holders.c: once mounted over SOURCE, name (stderr, audit) the processes
  * that still reach SOURCE itself from before the mount. */

@@ -72,6 +72,40 @@ expect_eq "fastopen: root reads what nobody has just written" "$(sha256sum <"$T/
 expect_match "fastopen: ... and that content is measured" \
 	" ima-ng sha256:$(sha256sum "$T/data" | cut -d' ' -f1) $M/u/data\$" \
 	"$("$UEVM" measurements show "$T/ml")"
+
+# An ACL changes the mode bits without a SETATTR and without touching the
+# mtime: nobody writes a program (mode 644), has it relabelled (fsync),
+# reads it (the read passes, its pages stay cached), makes it executable
+# with setfacl u::rwx and runs it.  Its pages must be dropped at that
+# SETXATTR, as at a chmod, so that the exec is appraised (an attack
+# review ran it from the pages).
+payload "$T/prog3" "UNSIGNED PROGRAM RAN BY ACL"
+out=$(as_nobody /usr/bin/python3 - "$T/prog3" "$M/u/acl" <<'PY' 2>&1
+import os, struct, sys
+data = open(sys.argv[1], "rb").read()
+p = sys.argv[2]
+fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, data)
+os.fsync(fd)
+os.close(fd)
+assert open(p, "rb").read() == data
+# system.posix_acl_access, version 2: user::rwx group::r-- other::r--
+acl = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, m, 0xffffffff)
+                                      for t, m in ((1, 7), (4, 4), (0x20, 4)))
+os.setxattr(p, "system.posix_acl_access", acl)
+print("mode %o" % (os.stat(p).st_mode & 0o777))
+try:
+    os.execv(p, [p])
+except OSError as e:
+    print("exec:", e.strerror)
+PY
+)
+expect_eq "fastopen: a program nobody read, then made executable by setfacl, is refused" \
+	"mode 744
+exec: Permission denied" "$out"
+expect_match "fastopen: ... audited by its name (cause=IMA-signature-required)" \
+	'op=appraise_data cause=IMA-signature-required' \
+	"$(ufs_records IMA-signature-required "$M/u/acl")"
 ufs_umount "$M"
 
 # ---- the control tree: capabilities held only in a user namespace ---------------------------

@@ -5,9 +5,10 @@
 # the file's pages, which waits for the WRITE of its dirty pages; a signal
 # ends libfuse's workers, and the stop waited for those drops with no one
 # left to serve the WRITEs: uevmfs hung until its connection was aborted
-# (an attack review).  The stop now serves the writes the drops wait for
-# (refusing new chmods meanwhile), and aborts the connection after
-# stop_timeout seconds or at a second signal.  And those drops run in
+# (an attack review).  At a signal the workers now serve the writes the
+# drops wait for before libfuse's loop ends (chmods refused meanwhile);
+# after stop_timeout seconds or at a second signal, long hashing is
+# cancelled and the connection aborted.  And those drops run in
 # threads of their own, at most 4 per worker: past that, chmods queue for
 # one (300 callers made 304 threads).
 source "$(dirname "$0")/../lib.sh"
@@ -77,7 +78,7 @@ stop_round() {
 	if [ -n "$second" ]; then
 		# Once this round's stop serves (libfuse's loop has ended).
 		serving() { tail -n +$((from + 1)) "$T/uevmfs.stderr" |
-			grep -q "stopping: serving requests" || ufs_gone "$UFS_PID"; }
+			grep -q "stopping: waiting for" || ufs_gone "$UFS_PID"; }
 		wait_quiet 60 serving
 		kill -TERM "$UFS_PID" 2>/dev/null
 	fi
@@ -135,9 +136,9 @@ hit() {
 }
 
 # ---- SIGTERM: the stop serves the writes the drops wait for ----------------------------
-rounds "SIGTERM with chmod drops under way" "stopping: serving requests" 5 ""
+rounds "SIGTERM with chmod drops under way" "stopping: waiting for" 5 ""
 hit "... the stop served requests while drops were under way"
-expect_match "... and says when they were done" "stopping: page drops done, [0-9]+ requests served" "$LOG"
+expect_match "... and says when they were done" "stopping: page drops done after [0-9.]+ s" "$LOG"
 expect_eq "... no abort (they all ended in time)" "" "$(grep aborting <<<"$LOG")"
 check_files "SIGTERM"
 
@@ -160,6 +161,44 @@ rounds "a second SIGTERM" "aborting the connection" 10 ",stop_timeout=3600" seco
 hit "... drops still under way at it: the connection was aborted"
 expect_match "... for the signal" "a second signal" "$LOG"
 check_files "second SIGTERM"
+
+# ---- a long relabel at the stop: cancelled once stop_timeout has passed -----------------
+# A huge sparse file written through the mount is relabelled by the flusher
+# once idle: hashing 1 TiB of zeros takes minutes.  A stop waited for it,
+# signals or not (a review: still up after 471 s with stop_timeout=2).  Now
+# the hashing is cancelled (the file keeps failing), and uevmfs ends.
+: >"$T/big-audit.log"
+from=$(wc -l <"$T/uevmfs.stderr")
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,noauditd,fastopen=on,write_idle=0.1,stop_timeout=1,audit_log=$T/big-audit.log" ||
+	exit 1
+truncate -s 1T "$M/big"
+rchar() {	# uevmfs's bytes read so far (0 once it is gone)
+	local v
+	v=$(awk '$1 == "rchar:" { print $2 }' "/proc/$UFS_PID/io" 2>/dev/null)
+	echo "${v:-0}"
+}
+r0=$(rchar)
+hashing() { [ $(($(rchar) - r0)) -gt $((1 << 30)) ]; }	# a GiB read: under way
+if ! wait_quiet 120 hashing; then
+	fail "a long relabel: the flusher hashes the big file" "read $(($(rchar) - r0)) bytes"
+	exit 1
+fi
+kill -TERM "$UFS_PID"
+if wait_quiet 120 ufs_gone "$UFS_PID"; then
+	wait "$UFS_PID"
+	expect_eq "a long relabel under way at SIGTERM: uevmfs ends, exit 0" 0 $?
+else
+	fail "a long relabel under way at SIGTERM: uevmfs ends, exit 0" "still up after 120 s"
+	ufs_abort "$M"
+	exit 1
+fi
+ufs_mounted "$M" fuse.uevmfs && fusermount3 -u -z "$M"
+LOG=$(tail -n +$((from + 1)) "$T/uevmfs.stderr")
+expect_match "... once stop_timeout passed, the hashing was cancelled" \
+	"stop_timeout passed: long hashing cancelled" "$LOG"
+expect_match "... audited by the file's name (op=worker_share cause=uevmfs-stopping)" \
+	"op=worker_share cause=uevmfs-stopping .*name=\"$M/big\"" "$(cat "$T/big-audit.log")"
+rm -f "$S/big"
 
 # ---- many users at once: at most 4 drop threads per worker ----------------------------
 # 48 users against two workers, each dirtying its own file's shared mapping
