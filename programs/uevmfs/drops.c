@@ -223,14 +223,19 @@ static volatile sig_atomic_t stopper_quit;	/* the loop ended on its own */
 static pthread_t stopper, main_thread;
 static bool stopper_run;
 
+/* The stopper's wake-up while it runs, then -1: a signal after the loop
+ * only counts (a relabel of files still written follows; a default action
+ * would kill it halfway, leaving them failing). */
+static volatile sig_atomic_t signal_wake = -1;
+
 static void on_stop_signal(int sig)
 {
 	uint64_t one = 1;
-	int e = errno;
+	int e = errno, fd = signal_wake;
 
 	(void)sig;
 	stop_signals++;
-	if (write(ufs.drop_wake, &one, sizeof(one)) < 0)
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
 		(void)0;
 	errno = e;
 }
@@ -339,6 +344,7 @@ int ufs_stopper_start(void)
 	if (ufs.drop_wake < 0)
 		return -EBADF;
 	main_thread = pthread_self();
+	signal_wake = ufs.drop_wake;
 	err = ufs_thread_start(&stopper, stopper_main, NULL, 0, false);
 	if (err)
 		return -err;
@@ -363,12 +369,39 @@ void ufs_stopper_stop(void)
 			ufs.drop_threads_max, queued);
 	if (!stopper_run)
 		return;
+	signal_wake = -1;
 	stopper_quit = 1;
 	if (write(ufs.drop_wake, &one, sizeof(one)) < 0)
 		(void)0;
 	pthread_join(stopper, NULL);
 	stopper_run = false;
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+}
+
+/*
+ * After libfuse's loop, no worker serves.  A drop may still be under way:
+ * after an unmount the connection is gone and it ends; after a signal, a
+ * chmod that passed the stop's refusal just before it may have started
+ * its drop once the stopper had seen none (a review held one so), and it
+ * waits for a WRITE no one will read -- the connection is aborted (that
+ * mapped data is lost).  Call with dirty_lock held.
+ */
+void ufs_drops_settle(void)
+{
+	struct pollfd p = { .fd = ufs.se ? fuse_session_fd(ufs.se) : -1 };
+	unsigned int n = ufs.setattr_drops;
+
+	if (!n)
+		return;
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	/* POLLERR: the connection is gone already. */
+	if (!(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))) {
+		fprintf(stderr, "uevmfs: stopping: %u page drops started as the stop "
+			"ended; aborting the connection: their mapped data is lost\n", n);
+		if (!drops_abort())
+			fprintf(stderr, "uevmfs: stopping: cannot abort the "
+				"connection (%s)\n", strerror(errno));
+	}
+	pthread_mutex_lock(&ufs.dirty_lock);
+	while (ufs.setattr_drops)
+		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
 }

@@ -895,7 +895,8 @@ static struct fuse_session *start_session(const struct opts *o, struct fuse_args
 		struct statx stx;
 
 		/* (A FUSE device is an anonymous one, major 0.) */
-		if (!statx(AT_FDCWD, ufs.mountpoint, AT_STATX_DONT_SYNC, STATX_TYPE, &stx) &&
+		if (!statx(AT_FDCWD, ufs.mountpoint, AT_STATX_DONT_SYNC | AT_SYMLINK_NOFOLLOW,
+			   STATX_TYPE, &stx) &&
 		    stx.stx_dev_major == 0)
 			ufs.conn = makedev(0, stx.stx_dev_minor);
 	}

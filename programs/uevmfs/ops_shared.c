@@ -755,16 +755,16 @@ void ufs_shared_stop(void)
 	flusher_started = false;
 	ufs.flusher_run = false;
 	pthread_cond_broadcast(&ufs.dirty_cond);
-	/* The session must outlive the replies still to come.  After a signal
-	 * the stopper waited for them while the workers served; after an
-	 * unmount, the connection is gone and they end. */
-	while (ufs.setattr_drops)
-		pthread_cond_wait(&ufs.dirty_cond, &ufs.dirty_lock);
+	/* The session must outlive the replies still to come (the stopper
+	 * waited for them while the workers served). */
+	ufs_drops_settle();
 	pthread_mutex_unlock(&ufs.dirty_lock);
 	pthread_join(ufs.flusher, NULL);
 	if (ufs.drop_wake >= 0) {
-		close(ufs.drop_wake);
+		int fd = ufs.drop_wake;
+
 		ufs.drop_wake = -1;
+		close(fd);
 	}
 	/* Unmounted: every write is done, relabel what is left. */
 	for (;;) {

@@ -274,6 +274,7 @@ void ufs_drops_wake(void);	/* a drop ended (dirty_lock held) */
  * before libfuse's loop ends (with fastopen, after ufs_shared_start). */
 int ufs_stopper_start(void);
 void ufs_stopper_stop(void);	/* after the loop */
+void ufs_drops_settle(void);	/* then: no drop left (dirty_lock held) */
 /* pthread_create with every signal blocked in the new thread. */
 int ufs_thread_start(pthread_t *t, void *(*fn)(void *), void *arg,
 		     size_t stack, bool detached);
