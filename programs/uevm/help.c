@@ -127,6 +127,7 @@ static const struct help_opt mount_opts[] = {
 	{ 'o', NULL, "fastopen[=auto|on|off]", "the kernel opens files itself; reads are appraised at the first read (default auto)" },
 	{ 'o', NULL, "nofastopen", "as fastopen=off: the per-open hooks" },
 	{ 'o', NULL, "write_idle=SECONDS", "with fastopen: relabel after this long without a write" },
+	{ 'o', NULL, "stop_timeout=SECONDS", "with fastopen: how long a stop waits for page drops and a relabel under way (default 30)" },
 	{ 'o', NULL, "debug", "as -d" },
 	{ 'f', NULL, NULL, "stay in the foreground" },
 	{ 'd', NULL, NULL, "debug output (implies -f)" },
