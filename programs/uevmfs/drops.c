@@ -152,14 +152,6 @@ bool ufs_drop_handoff(fuse_req_t req, struct ufs_inode *in, int err, bool attrs)
 	return taken;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Write "1" to DIR/<our connection>/abort (fusectl names a connection by
  * its device number, the kernel's encoding: minor alone for major 0). */
 static bool abort_in(const char *dir)
@@ -271,7 +263,7 @@ static void stop_wait(int ms)
  */
 static void stop_quiesce(void)
 {
-	int64_t start = mono_ns(), end = start + (int64_t)(ufs.stop_timeout * 1e9);
+	int64_t start = ufs_now_ns(), end = start + (int64_t)(ufs.stop_timeout * 1e9);
 	bool late = false, told = false;
 
 	atomic_store(&ufs.stopping, true);
@@ -280,7 +272,7 @@ static void stop_quiesce(void)
 	pthread_cond_broadcast(&ufs.dirty_cond);
 	pthread_mutex_unlock(&ufs.dirty_lock);
 	for (;;) {
-		int64_t left = end - mono_ns();
+		int64_t left = end - ufs_now_ns();
 		unsigned int drops;
 		bool busy, live;
 
@@ -314,7 +306,7 @@ static void stop_quiesce(void)
 	}
 	if (told)
 		fprintf(stderr, "uevmfs: stopping: page drops done after %.1f s\n",
-			(double)(mono_ns() - start) / 1e9);
+			(double)(ufs_now_ns() - start) / 1e9);
 }
 
 static void *stopper_main(void *arg)

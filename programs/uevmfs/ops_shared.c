@@ -40,7 +40,9 @@
 #include <unistd.h>
 #include "uevmfs.h"
 
-static int64_t now_ns(void)
+/* CLOCK_MONOTONIC in ns: the flusher's, the share watcher's and the
+ * stopper's deadlines. */
+int64_t ufs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -315,7 +317,7 @@ static int shared_get(fuse_req_t req, struct ufs_inode *in, struct ufs_file **ou
 	pthread_mutex_unlock(&in->lock);
 	if (err)
 		return err;
-	atomic_store(&in->last_write_ns, now_ns());
+	atomic_store(&in->last_write_ns, ufs_now_ns());
 	dirty_add(in);
 	*out = fh;
 	return 0;
@@ -325,7 +327,7 @@ static void shared_put(struct ufs_inode *in, struct ufs_file *fh, bool wrote)
 {
 	if (wrote)
 		atomic_store(&fh->written, true);
-	atomic_store(&in->last_write_ns, now_ns());
+	atomic_store(&in->last_write_ns, ufs_now_ns());
 	pthread_rwlock_unlock(&fh->lock);
 }
 
@@ -648,7 +650,7 @@ static void *flusher_main(void *arg)
 	ufs_shared_rules_check();	/* the rules at the start */
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
-		int64_t now = now_ns(), next = now + RULES_POLL_NS;
+		int64_t now = ufs_now_ns(), next = now + RULES_POLL_NS;
 		struct ufs_inode *in, *due = NULL;
 
 		if (rules_stale()) {

@@ -49,14 +49,6 @@ static bool busy_keyed;
 static bool stop_long;			/* ufs_share_cancel_long was called */
 static __thread struct busy *self;
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static bool is_long(const struct busy *b, int64_t now)
 {
 	return b->active && !b->cancel && now - b->since >= LONG_NS;
@@ -110,7 +102,7 @@ void ufs_share_enter(uid_t uid)
 
 	if (!b || b->depth++)
 		return;
-	now = now_ns();
+	now = ufs_now_ns();
 	pthread_mutex_lock(&busy_lock);
 	for (o = busy_list; o; o = o->next)
 		if (is_long(o, now)) {
@@ -143,7 +135,7 @@ int ufs_share_leave(void)
  * the user who holds the most.  (Call with busy_lock held.) */
 static void trim(void)
 {
-	int64_t now = now_ns();
+	int64_t now = ufs_now_ns();
 
 	if (stop_long) {
 		struct busy *o;

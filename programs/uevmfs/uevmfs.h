@@ -249,6 +249,8 @@ void ufs_file_destroy(struct ufs_file *fh);
 /* integrity_file_free for FH (call with FH->lock held exclusive). */
 void ufs_file_unregister(struct ufs_file *fh);
 
+int64_t ufs_now_ns(void);	/* CLOCK_MONOTONIC, ns */
+
 /* ops_shared.c: -o fastopen.  Requests whose file handle is 0 (no OPEN
  * was sent) are served through per-inode handles. */
 int ufs_shared_start(void);
