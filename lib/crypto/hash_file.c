@@ -6,8 +6,15 @@
 #include <unistd.h>
 #include "lib_private.h"
 
-/* 256 KiB keeps the buffer in L2 while amortising the syscall cost. */
-#define HASH_BUF_SIZE (256 * 1024)
+/*
+ * 64 KiB: large enough that the read system calls cost nothing next to
+ * the hash, small enough that the copy out of the page cache lands in L1
+ * and L2 where SHA-256 reads it back.  Hashing a cached 1 GiB file here
+ * (2-core EPYC VM) took 1.5 s with 256 KiB reads (0.7 s of it in the
+ * kernel's copy) and 0.91 s with 64 or 32 KiB reads (0.12 s), against
+ * openssl dgst's 1.11 s; 128 KiB was as slow as 256.
+ */
+#define HASH_BUF_SIZE (64 * 1024)
 
 /* One read buffer per thread, freed when the thread exits: uevm_walk's
  * worker threads come and go, and a plain __thread pointer leaked theirs. */
@@ -97,8 +104,8 @@ UEVM_EXPORT int uevm_hash_fd(int fd, int algo, uint8_t *digest)
 	return hash_fd_sized(fd, algo, -1, digest);
 }
 
-/* Read-ahead advice pays for itself only past one buffer's worth. */
-#define FADVISE_MIN (4 * HASH_BUF_SIZE)
+/* Read-ahead advice pays for itself only on larger files. */
+#define FADVISE_MIN (1024 * 1024)
 
 int hash_fd_sized(int fd, int algo, off_t size, uint8_t *digest)
 {
