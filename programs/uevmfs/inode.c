@@ -452,18 +452,20 @@ size_t ufs_table_unappraise(fuse_ino_t **out)
 	fuse_ino_t *v;
 	size_t n = 0;
 
+	/* Every read is checked again: a read_ok set before this, or by a
+	 * check under way (which read the generation when it began), is of
+	 * an older generation.  No inode's lock is taken: a check holds it
+	 * while it hashes, for minutes on a huge file, and waiting for it
+	 * here, under the table's lock, stopped every lookup meanwhile. */
+	atomic_fetch_add(&ufs.rules_gen, 1);
 	pthread_mutex_lock(&ufs.table_lock);
 	v = malloc((ufs.count + 1) * sizeof(*v));
-	/* Without memory for the list, every read is still checked again;
-	 * the caller, told by *OUT == NULL, retries the cached pages. */
-	for (size_t b = 0; b < ufs.nbuckets; b++)
-		for (struct ufs_inode *in = ufs.buckets[b]; in; in = in->next) {
-			pthread_mutex_lock(&in->lock);
-			in->read_ok = false;
-			pthread_mutex_unlock(&in->lock);
-			if (v && S_ISREG(in->type) && n < ufs.count)
+	/* Without memory for the list the caller, told by *OUT == NULL,
+	 * retries dropping the cached pages. */
+	for (size_t b = 0; v && b < ufs.nbuckets; b++)
+		for (struct ufs_inode *in = ufs.buckets[b]; in; in = in->next)
+			if (S_ISREG(in->type) && n < ufs.count)
 				v[n++] = (fuse_ino_t)(uintptr_t)in;
-		}
 	pthread_mutex_unlock(&ufs.table_lock);
 	*out = v;
 	return n;

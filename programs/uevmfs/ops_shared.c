@@ -424,8 +424,9 @@ void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
 
 /* ---- reads ------------------------------------------------------------------------- */
 
-/* May IN's current content be read?  (Call with IN->lock held.) */
-static int read_check(fuse_req_t req, struct ufs_inode *in)
+/* May IN's current content be read under the rules of generation GEN?
+ * (Call with IN->lock held.) */
+static int read_check_gen(fuse_req_t req, struct ufs_inode *in, unsigned int gen)
 {
 	struct integrity_stamp now;
 	struct integrity_cred cred;
@@ -444,7 +445,7 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 	if (fstat(in->rfd, &st) < 0)
 		return -errno;
 	integrity_stamp_of(&st, &now);
-	if (in->read_ok && same_stamp(&in->read_stamp, &now))
+	if (in->read_ok && in->read_gen == gen && same_stamp(&in->read_stamp, &now))
 		return 0;
 	in->read_ok = false;
 
@@ -468,9 +469,24 @@ static int read_check(fuse_req_t req, struct ufs_inode *in)
 	/* The check may have relabelled (mode fix): stamp what it left. */
 	if (!err && fstat(in->rfd, &st) == 0) {
 		integrity_stamp_of(&st, &in->read_stamp);
+		in->read_gen = gen;
 		in->read_ok = true;
 	}
 	return err;
+}
+
+/* The rules may change while a check hashes (ufs_table_unappraise does
+ * not wait for it): a pass under the old ones is checked again before a
+ * READ is answered with it. */
+static int read_check(fuse_req_t req, struct ufs_inode *in)
+{
+	for (;;) {
+		unsigned int gen = atomic_load(&ufs.rules_gen);
+		int err = read_check_gen(req, in, gen);
+
+		if (err || atomic_load(&ufs.rules_gen) == gen)
+			return err;
+	}
 }
 
 /* How often a read ends a writer that writes again at once before it

@@ -38,6 +38,7 @@ struct ufs_inode {
 	int rfd;			/* O_RDONLY for reads, or -1 (lock) */
 	bool read_ok;			/* appraised for reading ... (lock) */
 	struct integrity_stamp read_stamp; /* ... with this content (lock) */
+	unsigned int read_gen;		/* ... under these rules (lock) */
 	struct ufs_file *shared;	/* the handle writes go through (lock) */
 	struct ufs_inode *dirty_next;	/* on ufs.dirty (dirty_lock) */
 	bool dirty;			/* on ufs.dirty (dirty_lock) */
@@ -104,6 +105,9 @@ struct ufs {
 	double stop_timeout;		/* a stop serves pending drops so long */
 	dev_t conn;			/* our mount's device: the connection */
 	struct fuse_session *se;
+	/* Bumped when the rules change: a read_ok of an older one is void
+	 * (ufs_table_unappraise; no inode lock, which a hash may hold long). */
+	atomic_uint rules_gen;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
 	struct ufs_inode **buckets;
