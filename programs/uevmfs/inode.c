@@ -447,17 +447,15 @@ void ufs_forget_one(struct ufs_inode *in, uint64_t n)
 	inode_free(in);
 }
 
-size_t ufs_table_unappraise(fuse_ino_t **out)
+/* The node ids of the regular files the kernel knows.  No inode's lock is
+ * taken: a read's check holds it while it hashes, for minutes on a huge
+ * file, and waiting for it here, under the table's lock, stopped every
+ * lookup meanwhile. */
+size_t ufs_table_files(fuse_ino_t **out)
 {
 	fuse_ino_t *v;
 	size_t n = 0;
 
-	/* Every read is checked again: a read_ok set before this, or by a
-	 * check under way (which read the generation when it began), is of
-	 * an older generation.  No inode's lock is taken: a check holds it
-	 * while it hashes, for minutes on a huge file, and waiting for it
-	 * here, under the table's lock, stopped every lookup meanwhile. */
-	atomic_fetch_add(&ufs.rules_gen, 1);
 	pthread_mutex_lock(&ufs.table_lock);
 	v = malloc((ufs.count + 1) * sizeof(*v));
 	/* Without memory for the list the caller, told by *OUT == NULL,

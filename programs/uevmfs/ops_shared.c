@@ -424,9 +424,12 @@ void ufs_shared_fsync(fuse_req_t req, struct ufs_inode *in, int datasync)
 
 /* ---- reads ------------------------------------------------------------------------- */
 
-/* May IN's current content be read under the rules of generation GEN?
- * (Call with IN->lock held.) */
-static int read_check_gen(fuse_req_t req, struct ufs_inode *in, unsigned int gen)
+static uint32_t verdicts_epoch(void);
+
+/* May IN's current content be read under the rules of the library's cache
+ * epoch GEN?  A pass is kept for the next READ only under an even epoch:
+ * an odd one is a change being applied.  (Call with IN->lock held.) */
+static int read_check_gen(fuse_req_t req, struct ufs_inode *in, uint32_t gen)
 {
 	struct integrity_stamp now;
 	struct integrity_cred cred;
@@ -445,7 +448,8 @@ static int read_check_gen(fuse_req_t req, struct ufs_inode *in, unsigned int gen
 	if (fstat(in->rfd, &st) < 0)
 		return -errno;
 	integrity_stamp_of(&st, &now);
-	if (in->read_ok && in->read_gen == gen && same_stamp(&in->read_stamp, &now))
+	if (in->read_ok && in->read_gen == gen && !(gen & 1) &&
+	    same_stamp(&in->read_stamp, &now))
 		return 0;
 	in->read_ok = false;
 
@@ -470,21 +474,22 @@ static int read_check_gen(fuse_req_t req, struct ufs_inode *in, unsigned int gen
 	if (!err && fstat(in->rfd, &st) == 0) {
 		integrity_stamp_of(&st, &in->read_stamp);
 		in->read_gen = gen;
-		in->read_ok = true;
+		in->read_ok = !(gen & 1);
 	}
 	return err;
 }
 
-/* The rules may change while a check hashes (ufs_table_unappraise does
- * not wait for it): a pass under the old ones is checked again before a
- * READ is answered with it. */
+/* The rules may change while a check hashes: a pass under the old ones is
+ * checked again before a READ is answered with it.  The library's epoch
+ * moves as the change begins, whoever applies it and however long the
+ * mount's own look at it waits (for a relabel in the flusher, say). */
 static int read_check(fuse_req_t req, struct ufs_inode *in)
 {
 	for (;;) {
-		unsigned int gen = atomic_load(&ufs.rules_gen);
+		uint32_t gen = verdicts_epoch();
 		int err = read_check_gen(req, in, gen);
 
-		if (err || atomic_load(&ufs.rules_gen) == gen)
+		if (err || verdicts_epoch() == gen)
 			return err;
 	}
 }
@@ -625,8 +630,9 @@ static bool rules_stale(void)
 }
 
 /* EVM initialised (echo 1 > evm) or a policy loaded: the reads that passed
- * under the old rules are checked again, and since the kernel serves
- * cached pages without asking, it is told to drop them.  Called by the
+ * under the old rules are checked again (read_check sees the epoch move),
+ * and since the kernel serves cached pages without asking, it is told to
+ * drop them.  Called by the
  * control tree's hook before the writer's close returns, and by the
  * flusher's look every RULES_POLL_NS for any other change; whichever
  * comes first acts, once. */
@@ -638,7 +644,7 @@ bool ufs_shared_rules_check(void)
 	pthread_mutex_lock(&rules_lock);
 	if (!rules_known || epoch != rules_epoch) {
 		fuse_ino_t *inos;
-		size_t n = ufs_table_unappraise(&inos);
+		size_t n = ufs_table_files(&inos);
 
 		for (size_t i = 0; i < n && ufs.se; i++)
 			fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);

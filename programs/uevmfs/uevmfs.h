@@ -38,7 +38,8 @@ struct ufs_inode {
 	int rfd;			/* O_RDONLY for reads, or -1 (lock) */
 	bool read_ok;			/* appraised for reading ... (lock) */
 	struct integrity_stamp read_stamp; /* ... with this content (lock) */
-	unsigned int read_gen;		/* ... under these rules (lock) */
+	uint32_t read_gen;		/* ... under these rules: the library's
+					 * cache epoch then (lock) */
 	struct ufs_file *shared;	/* the handle writes go through (lock) */
 	struct ufs_inode *dirty_next;	/* on ufs.dirty (dirty_lock) */
 	bool dirty;			/* on ufs.dirty (dirty_lock) */
@@ -105,9 +106,6 @@ struct ufs {
 	double stop_timeout;		/* a stop serves pending drops so long */
 	dev_t conn;			/* our mount's device: the connection */
 	struct fuse_session *se;
-	/* Bumped when the rules change: a read_ok of an older one is void
-	 * (ufs_table_unappraise; no inode lock, which a hash may hold long). */
-	atomic_uint rules_gen;
 	/* inode table, keyed by (dev, ino) */
 	pthread_mutex_t table_lock;
 	struct ufs_inode **buckets;
@@ -168,7 +166,7 @@ void ufs_forget_one(struct ufs_inode *in, uint64_t n);
 struct ufs_inode *ufs_inode_find(dev_t dev, ino_t ino);
 /* Every inode's read verdict dropped (fastopen); *OUT lists the regular
  * files' node ids, for the kernel to drop their pages.  Free it. */
-size_t ufs_table_unappraise(fuse_ino_t **out);
+size_t ufs_table_files(fuse_ino_t **out);
 /* A readable directory fd on device DEV, or -1. */
 int ufs_devfd(dev_t dev);
 /* Reopen IN through /proc/self/fd with FLAGS (as the daemon). */

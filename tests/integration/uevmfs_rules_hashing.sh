@@ -9,7 +9,8 @@
 # runs, and the read under way is not answered with the old rules'
 # verdict: the file, whose owner was changed behind EVM's back, is refused
 # before a byte of it is served, and audited invalid-HMAC; so is a file
-# with a hash label when a policy requiring signatures comes meanwhile.
+# with a hash label when a policy requiring signatures comes meanwhile,
+# also while the mount's flusher relabels a user's huge file.
 source "$(dirname "$0")/../lib.sh"
 source "$TESTS_DIR/uevmfs-lib.sh"
 
@@ -85,6 +86,43 @@ expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat2.err")"
 expect_eq "  and not a byte served with the weak rules' verdict" 0 "$(stat -c %s "$T/out2")"
 expect_match "  audited IMA-signature-required" 'cause=IMA-signature-required' \
 	"$(ufs_records IMA-signature-required "$M/big" "$T/audit2.log")"
+wait "$POL"
+expect_eq "the policy write: exit 0" 0 "$?"
+ufs_umount "$M"
+
+# The same while a user's huge file is being relabelled by the mount's
+# flusher (which also looks at the rules every 0.2 s): the read's check
+# goes by the library's epoch, which moves as the load begins; it used to
+# go by the flusher's look, which waited for that relabel, and the whole
+# file was served under the weak rules.
+# checking NAME: uevmfs has SOURCE/NAME open for reading (not O_PATH):
+# a read's check has begun with it.  (uevmfs runs with SOURCE as its
+# root: its descriptors name /NAME.)
+checking() {
+	local fd
+	for fd in /proc/"$UFS_PID"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "/$1" ] || continue
+		awk '$1 == "flags:" && !(int(substr($2, length($2) - 7, 1)) % 2) { ok = 1 }
+			END { exit !ok }' "/proc/$UFS_PID/fdinfo/${fd##*/}" 2>/dev/null && return 0
+	done
+	return 1
+}
+ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,policy=$T/weak,securityfs=$C,audit_log=$T/audit3.log" ||
+	exit 1
+r0=$(rchar)
+dd if=/dev/zero of="$M/w" bs=1 count=1 seek=$((12 << 30)) status=none
+wait_for "$WAIT_S" "the flusher relabelling a 12 GiB file" hashing
+cat "$M/big" >"$T/out3" 2>"$T/cat3.err" &
+CAT=$!
+wait_for "$WAIT_S" "the big file's check begun" checking big
+tree_write "$C/ima/policy" <"$T/strict" &
+POL=$!
+wait "$CAT"
+expect_eq "the read under way, the flusher busy: refused" 1 "$(($? != 0))"
+expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat3.err")"
+expect_eq "  and not a byte served with the weak rules' verdict" 0 "$(stat -c %s "$T/out3")"
+expect_match "  audited IMA-signature-required" 'cause=IMA-signature-required' \
+	"$(ufs_records IMA-signature-required "$M/big" "$T/audit3.log")"
 wait "$POL"
 expect_eq "the policy write: exit 0" 0 "$?"
 ufs_umount "$M"
