@@ -277,9 +277,9 @@ static void stop_quiesce(void)
 		bool busy, live;
 
 		pthread_mutex_lock(&ufs.dirty_lock);
-		drops = ufs.setattr_drops + ufs.flusher_dropping;
+		drops = ufs.setattr_drops + ufs.flusher_dropping + ufs.rules_dropping;
 		busy = drops || ufs.flusher_relabel;
-		live = drops || ufs.flusher_live;
+		live = drops || ufs.flusher_live || ufs.rules_live;
 		pthread_mutex_unlock(&ufs.dirty_lock);
 		if (!live)
 			break;

@@ -633,9 +633,9 @@ static bool rules_stale(void)
  * under the old rules are checked again (read_check sees the epoch move),
  * and since the kernel serves cached pages without asking, it is told to
  * drop them.  Called by the
- * control tree's hook before the writer's close returns, and by the
- * flusher's look every RULES_POLL_NS for any other change; whichever
- * comes first acts, once. */
+ * control tree's hook before the writer's close returns (which the
+ * library makes wait for appraisals under way), and by the rules watcher's
+ * look every RULES_POLL_NS; whichever comes first acts, once. */
 bool ufs_shared_rules_check(void)
 {
 	uint32_t epoch = verdicts_epoch();
@@ -650,7 +650,7 @@ bool ufs_shared_rules_check(void)
 			fuse_lowlevel_notify_inval_inode(ufs.se, inos[i], 0, 0);
 		free(inos);
 		done = inos != NULL;
-		if (done) {	/* else the flusher's next look tries again */
+		if (done) {	/* else the watcher's next look tries again */
 			rules_known = true;
 			rules_epoch = epoch;
 		}
@@ -659,31 +659,64 @@ bool ufs_shared_rules_check(void)
 	return done;
 }
 
-/* ---- ending idle writers ----------------------------------------------------------- */
-
-/* How often the flusher looks at the EVM bits and the policy. */
+/* How often the rules watcher looks at the EVM bits and the policy. */
 #define RULES_POLL_NS	200000000
+
+/* Until dirty_cond is broadcast or NS from now.  (dirty_lock held) */
+static void dirty_wait(int64_t ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ns / 1000000000;
+	ts.tv_nsec += ns % 1000000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&ufs.dirty_cond, &ufs.dirty_lock, &ts);
+}
+
+/* The rules watcher: drops the kernel's cached pages when the rules
+ * change, in a thread of its own.  In the flusher it waited for whatever
+ * relabel the flusher was doing (a user's huge file: minutes), while the
+ * kernel served pages that passed the old rules. */
+static void *rules_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "uevmfs-rules");
+	pthread_mutex_lock(&ufs.dirty_lock);
+	while (ufs.flusher_run) {
+		if (rules_stale()) {
+			bool done;
+
+			ufs.rules_dropping = true;
+			pthread_mutex_unlock(&ufs.dirty_lock);
+			done = ufs_shared_rules_check();
+			pthread_mutex_lock(&ufs.dirty_lock);
+			ufs.rules_dropping = false;
+			if (done)
+				continue;	/* else waits, then tries again */
+		}
+		dirty_wait(RULES_POLL_NS);
+	}
+	ufs.rules_live = false;
+	ufs_drops_wake();
+	pthread_mutex_unlock(&ufs.dirty_lock);
+	return NULL;
+}
+
+/* ---- ending idle writers ----------------------------------------------------------- */
 
 static void *flusher_main(void *arg)
 {
 	int64_t idle = (int64_t)(ufs.write_idle * 1e9);
 
 	(void)arg;
-	ufs_shared_rules_check();	/* the rules at the start */
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
 		int64_t now = ufs_now_ns(), next = now + RULES_POLL_NS;
 		struct ufs_inode *in, *due = NULL;
-
-		if (rules_stale()) {
-			bool done;
-
-			pthread_mutex_unlock(&ufs.dirty_lock);
-			done = ufs_shared_rules_check();
-			pthread_mutex_lock(&ufs.dirty_lock);
-			if (done)
-				continue;	/* else waits, then tries again */
-		}
 
 		if (ufs.inval) {
 			/* Copied out: IN may be freed once the lock is let go,
@@ -724,18 +757,7 @@ static void *flusher_main(void *arg)
 			pthread_cond_broadcast(&ufs.dirty_cond);
 			continue;
 		}
-		{
-			struct timespec ts;
-
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_sec += (next - now) / 1000000000;
-			ts.tv_nsec += (next - now) % 1000000000;
-			if (ts.tv_nsec >= 1000000000) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000;
-			}
-			pthread_cond_timedwait(&ufs.dirty_cond, &ufs.dirty_lock, &ts);
-		}
+		dirty_wait(next - now);
 	}
 	ufs.flusher_live = false;
 	ufs_drops_wake();
@@ -763,6 +785,16 @@ int ufs_shared_start(void)
 		ufs.flusher_run = ufs.flusher_live = false;
 		return -err;
 	}
+	ufs.rules_live = true;
+	err = ufs_thread_start(&ufs.rules, rules_main, NULL, 0, false);
+	if (err) {
+		pthread_mutex_lock(&ufs.dirty_lock);
+		ufs.flusher_run = ufs.rules_live = false;
+		pthread_cond_broadcast(&ufs.dirty_cond);
+		pthread_mutex_unlock(&ufs.dirty_lock);
+		pthread_join(ufs.flusher, NULL);
+		return -err;
+	}
 	flusher_started = true;
 	return 0;
 }
@@ -784,6 +816,7 @@ void ufs_shared_stop(void)
 	ufs_drops_settle();
 	pthread_mutex_unlock(&ufs.dirty_lock);
 	pthread_join(ufs.flusher, NULL);
+	pthread_join(ufs.rules, NULL);
 	if (ufs.drop_wake >= 0) {
 		int fd = ufs.drop_wake;
 

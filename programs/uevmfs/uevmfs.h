@@ -98,6 +98,10 @@ struct ufs {
 	bool flusher_live;		/* not yet ended (dirty_lock) */
 	bool flusher_dropping;		/* in a drop (dirty_lock) */
 	bool flusher_relabel;		/* in a relabel (dirty_lock) */
+	/* The rules watcher: ends with flusher_run (ops_shared.c). */
+	pthread_t rules;
+	bool rules_live;		/* not yet ended (dirty_lock) */
+	bool rules_dropping;		/* dropping pages (dirty_lock) */
 	pthread_t flusher;
 	unsigned int setattr_drops;	/* drop threads running (dirty_lock) */
 	unsigned int drop_threads_max;

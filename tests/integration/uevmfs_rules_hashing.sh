@@ -90,11 +90,13 @@ wait "$POL"
 expect_eq "the policy write: exit 0" 0 "$?"
 ufs_umount "$M"
 
-# The same while a user's huge file is being relabelled by the mount's
-# flusher (which also looks at the rules every 0.2 s): the read's check
-# goes by the library's epoch, which moves as the load begins; it used to
-# go by the flusher's look, which waited for that relabel, and the whole
-# file was served under the weak rules.
+# The same while a huge file is being relabelled by the mount's flusher,
+# which used to be the one looking at the rules every 0.2 s: the read's
+# check goes by the library's epoch, which moves as the load begins (it
+# went by the flusher's look, which waited for that relabel, and the whole
+# file was served under the weak rules), and the kernel's cached pages of
+# a file read before are dropped by a thread of their own, not after the
+# relabel.
 # checking NAME: uevmfs has SOURCE/NAME open for reading (not O_PATH):
 # a read's check has begun with it.  (uevmfs runs with SOURCE as its
 # root: its descriptors name /NAME.)
@@ -109,14 +111,19 @@ checking() {
 }
 ufs_mount "$S" "$M" "key=raw:$KEY,ml=none,nosyslog,fastopen,policy=$T/weak,securityfs=$C,audit_log=$T/audit3.log" ||
 	exit 1
+expect_eq "weak rules: the small file reads (its page now cached)" small "$(cat "$M/small")"
 r0=$(rchar)
-dd if=/dev/zero of="$M/w" bs=1 count=1 seek=$((12 << 30)) status=none
-wait_for "$WAIT_S" "the flusher relabelling a 12 GiB file" hashing
+dd if=/dev/zero of="$M/w" bs=1 count=1 seek=$((20 << 30)) status=none
+wait_for "$WAIT_S" "the flusher relabelling a 20 GiB file" hashing
 cat "$M/big" >"$T/out3" 2>"$T/cat3.err" &
 CAT=$!
 wait_for "$WAIT_S" "the big file's check begun" checking big
 tree_write "$C/ima/policy" <"$T/strict" &
 POL=$!
+small_refused() { ! cat "$M/small" >/dev/null 2>&1; }
+wait_for "$WAIT_S" "the small file refused under the strict rules" small_refused &&
+	pass "the small file's cached page dropped: refused under the strict rules"
+expect_eq "  while the flusher still relabels the 20 GiB file" 1 "$(checking w && echo 1)"
 wait "$CAT"
 expect_eq "the read under way, the flusher busy: refused" 1 "$(($? != 0))"
 expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat3.err")"
