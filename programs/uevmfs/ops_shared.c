@@ -687,7 +687,16 @@ static void *rules_main(void *arg)
 	pthread_setname_np(pthread_self(), "uevmfs-rules");
 	pthread_mutex_lock(&ufs.dirty_lock);
 	while (ufs.flusher_run) {
-		if (rules_stale()) {
+		bool stale;
+
+		/* Not under dirty_lock: the control tree's hook holds
+		 * rules_lock while a page drop waits for a WRITE, whose
+		 * answer takes dirty_lock (a review deadlocked the mount,
+		 * SIGTERM included, with a dirty shared mapping). */
+		pthread_mutex_unlock(&ufs.dirty_lock);
+		stale = rules_stale();
+		pthread_mutex_lock(&ufs.dirty_lock);
+		if (stale && ufs.flusher_run) {
 			bool done;
 
 			ufs.rules_dropping = true;
