@@ -67,6 +67,20 @@ expect_match "a read after it: refused too" 'Permission denied' "$(cat "$M/big" 
 expect_eq "the small file still reads" small "$(cat "$M/small")"
 ufs_umount "$M"
 
+# refused_unserved N WHAT: the cat $CAT of big (output $T/outN, errors
+# $T/catN.err) was refused under the strict rules, served nothing, and
+# was audited in $T/auditN.log; the policy write $POL succeeded.
+refused_unserved() {
+	wait "$CAT"
+	expect_eq "the read under way$2: refused" 1 "$(($? != 0))"
+	expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat$1.err")"
+	expect_eq "  and not a byte served with the weak rules' verdict" 0 "$(stat -c %s "$T/out$1")"
+	expect_match "  audited IMA-signature-required" 'cause=IMA-signature-required' \
+		"$(ufs_records IMA-signature-required "$M/big" "$T/audit$1.log")"
+	wait "$POL"
+	expect_eq "the policy write: exit 0" 0 "$?"
+}
+
 # A stricter policy loaded while the hash runs: the appraisal under way
 # passes the weak rules it began with; that pass is not served either.
 chown 0 "$S/big"	# as labelled: EVM would pass it again
@@ -80,14 +94,7 @@ CAT=$!
 wait_for "$WAIT_S" "uevmfs hashing the big file" hashing
 tree_write "$C/ima/policy" <"$T/strict" &
 POL=$!
-wait "$CAT"
-expect_eq "the read under way when the signature rule came: refused" 1 "$(($? != 0))"
-expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat2.err")"
-expect_eq "  and not a byte served with the weak rules' verdict" 0 "$(stat -c %s "$T/out2")"
-expect_match "  audited IMA-signature-required" 'cause=IMA-signature-required' \
-	"$(ufs_records IMA-signature-required "$M/big" "$T/audit2.log")"
-wait "$POL"
-expect_eq "the policy write: exit 0" 0 "$?"
+refused_unserved 2 " when the signature rule came"
 ufs_umount "$M"
 
 # The same while a huge file is being relabelled by the mount's flusher,
@@ -124,12 +131,5 @@ small_refused() { ! cat "$M/small" >/dev/null 2>&1; }
 wait_for "$WAIT_S" "the small file refused under the strict rules" small_refused &&
 	pass "the small file's cached page dropped: refused under the strict rules"
 expect_eq "  while the flusher still relabels the 20 GiB file" 1 "$(checking w && echo 1)"
-wait "$CAT"
-expect_eq "the read under way, the flusher busy: refused" 1 "$(($? != 0))"
-expect_match "  with EACCES" 'Permission denied' "$(cat "$T/cat3.err")"
-expect_eq "  and not a byte served with the weak rules' verdict" 0 "$(stat -c %s "$T/out3")"
-expect_match "  audited IMA-signature-required" 'cause=IMA-signature-required' \
-	"$(ufs_records IMA-signature-required "$M/big" "$T/audit3.log")"
-wait "$POL"
-expect_eq "the policy write: exit 0" 0 "$?"
+refused_unserved 3 ", the flusher busy"
 ufs_umount "$M"
